@@ -1,0 +1,45 @@
+// Lint rules: type-aware checks everywhere, and a fence that keeps src/core pure.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "bin/**", "scripts/**", "eslint.config.js"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // The engine is pure: no Node APIs, no adapters, no frontends, no clock, no globals.
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["node:*", "fs", "path", "os", "child_process", "process"], message: "src/core is pure: no I/O." },
+            { group: ["**/adapters/**", "**/app/**", "**/cli/**", "**/simulator/**", "**/daemon/**"], message: "src/core imports only src/core." },
+            { group: ["yaml", "commander"], message: "src/core takes parsed data, not files or argv." },
+          ],
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
+        { name: "process", message: "src/core is pure." },
+        { name: "console", message: "src/core reports; it does not log." },
+      ],
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "Time is an input to the engine." },
+        { object: "Math", property: "random", message: "The engine is deterministic." },
+      ],
+    },
+  },
+);
