@@ -1,0 +1,288 @@
+/**
+ * Loads a replay scenario (docs/replay-format.md) from a file or stdin: parses it, resolves the
+ * files it references (config, pods, summaries) relative to the scenario, and validates all of it
+ * up front, collecting every problem, so that a bad scenario prints nothing on stdout.
+ */
+import { dirname, resolve } from "node:path";
+import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
+import { parseGoDuration, durationToMs, DurationError } from "../../core/duration.js";
+import { IssueList, pathIndex, pathKey, type Issue } from "../../core/issues.js";
+import type { FilesystemLayout, Pod } from "../../core/model.js";
+import { decodePodList } from "../../core/pod/decode-pod.js";
+import { parseQuantity, QuantityError, quantityValue } from "../../core/quantity.js";
+import { validateSummary } from "../../core/summary/validate-summary.js";
+import { parseRfc3339 } from "../../core/summary/rfc3339-time.js";
+import type { RawSummary, Scenario, ScenarioStep } from "../../app/replay/scenario.js";
+import { loadKubeletConfigFile, locateIssues } from "../config-file/index.js";
+import { parseStructuredText, readStructuredFile, type StructuredFile } from "../files/read-structured-file.js";
+import { positionsOf } from "./positions.js";
+
+export type ScenarioResult = { ok: true; scenario: Scenario } | { ok: false; issues: Issue[] };
+
+const TOP_KEYS = new Set(["start", "config", "flags", "node", "filesystems", "evictedPods", "pods", "steps"]);
+const STEP_KEYS = new Set([
+  "at",
+  "summary",
+  "afterReclaim",
+  "reclaimErrors",
+  "killFailures",
+  "addPods",
+  "removePods",
+  "admit",
+]);
+const LAYOUTS: readonly FilesystemLayout[] = ["single", "dedicated", "split"];
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const show = (v: unknown): string => (typeof v === "bigint" ? v.toString() : JSON.stringify(v) ?? String(v));
+
+/** Loads referenced files once each (a trace may point every step at the same file). */
+class FileCache {
+  private readonly files = new Map<string, Promise<StructuredFile>>();
+  private readonly baseDir: string;
+  constructor(baseDir: string) {
+    this.baseDir = baseDir;
+  }
+  read(ref: string, path: string): Promise<StructuredFile> {
+    const file = resolve(this.baseDir, ref);
+    let p = this.files.get(file);
+    if (p === undefined) {
+      p = readStructuredFile(file, path);
+      this.files.set(file, p);
+    }
+    return p;
+  }
+}
+
+export async function loadScenarioFile(file: string): Promise<ScenarioResult> {
+  const parsed = await readStructuredFile(file, "scenario");
+  if (!parsed.ok) return parsed;
+  return loadScenario(parsed, file, dirname(resolve(file)));
+}
+
+export async function loadScenarioText(text: string, label: string, baseDir: string): Promise<ScenarioResult> {
+  const parsed = parseStructuredText(text, label, "scenario");
+  if (!parsed.ok) return parsed;
+  return loadScenario(parsed, label, baseDir);
+}
+
+async function loadScenario(parsed: StructuredFile & { ok: true }, label: string, baseDir: string): Promise<ScenarioResult> {
+  const issues = new IssueList();
+  const external: Issue[] = [];
+  const files = new FileCache(baseDir);
+  const root = parsed.value;
+  if (!isObj(root)) {
+    return { ok: false, issues: [{ severity: "error", path: "scenario", code: "type", message: `expected a mapping at the top level, got ${show(root)}`, file: label }] };
+  }
+  for (const k of Object.keys(root)) {
+    if (!TOP_KEYS.has(k)) issues.warning(pathKey("", k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
+  }
+
+  let start = 0;
+  if (root["start"] !== undefined) {
+    const t = typeof root["start"] === "string" ? parseRfc3339(root["start"]) : undefined;
+    if (t === undefined) issues.error("start", "invalid-time", `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${show(root["start"])}`);
+    else start = t;
+  }
+
+  // Configuration: an inline KubeletConfiguration or a path to one, then flags over it.
+  let configValue: unknown;
+  let configIssuesFile: string | undefined;
+  let configPositions: Awaited<ReturnType<typeof loadKubeletConfigFile>> | undefined;
+  if (typeof root["config"] === "string") {
+    configIssuesFile = resolve(baseDir, root["config"]);
+    configPositions = await loadKubeletConfigFile(configIssuesFile);
+    if (!configPositions.ok) external.push(...configPositions.issues.map((i) => ({ ...i, path: i.path === "" ? "config" : i.path })));
+    else configValue = configPositions.value;
+  } else if (root["config"] !== undefined && root["config"] !== null) {
+    configValue = root["config"];
+  }
+  let flags: string[] = [];
+  if (root["flags"] !== undefined) {
+    if (!Array.isArray(root["flags"]) || !root["flags"].every((f) => typeof f === "string")) {
+      issues.error("flags", "type", `expected a list of kubelet flags such as ["--eviction-hard=memory.available<100Mi"], got ${show(root["flags"])}`);
+    } else flags = root["flags"] as string[];
+  }
+  const built =
+    configPositions !== undefined && !configPositions.ok
+      ? undefined
+      : buildEvictionConfig({ ...(configValue !== undefined ? { config: configValue } : {}), configPath: "config", flags, flagsPath: "flags" });
+  const configIssues = built === undefined ? [] : built.ok ? built.warnings : built.issues;
+  if (configIssuesFile !== undefined && configPositions?.ok === true) {
+    external.push(...locateIssues(configIssues, "config", configPositions.positions, configIssuesFile));
+  } else {
+    for (const i of configIssues) issues.items.push(i);
+  }
+
+  // Node: only the memory capacity matters (oom_score_adj).
+  let nodeMemoryCapacity: bigint | undefined;
+  const node = root["node"];
+  if (node !== undefined && node !== null) {
+    const mem = isObj(node) && isObj(node["status"]) && isObj(node["status"]["capacity"]) ? node["status"]["capacity"]["memory"] : undefined;
+    if (!isObj(node)) issues.error("node", "type", `expected a v1 Node object, got ${show(node)}`);
+    else if (mem !== undefined) {
+      try {
+        if (typeof mem !== "string" && typeof mem !== "number") throw new QuantityError("expected a quantity such as 16Gi", show(mem));
+        nodeMemoryCapacity = quantityValue(parseQuantity(String(mem)));
+      } catch (e) {
+        if (!(e instanceof QuantityError)) throw e;
+        issues.error("node.status.capacity.memory", "invalid-quantity", `${show(mem)}: ${e.message}`);
+      }
+    }
+  }
+
+  let filesystems: FilesystemLayout | undefined;
+  if (root["filesystems"] !== undefined) {
+    const f = root["filesystems"];
+    if (typeof f === "string" && (LAYOUTS as readonly string[]).includes(f)) filesystems = f as FilesystemLayout;
+    else issues.error("filesystems", "enum", `expected one of single, dedicated, split, got ${show(f)}`);
+  }
+  let evictedPods: "remove" | "keep" = "remove";
+  if (root["evictedPods"] !== undefined) {
+    const e = root["evictedPods"];
+    if (e === "remove" || e === "keep") evictedPods = e;
+    else issues.error("evictedPods", "enum", `expected remove or keep, got ${show(e)}`);
+  }
+
+  const pods = await loadPods(root["pods"], "pods", files, issues, external);
+
+  const steps: ScenarioStep[] = [];
+  const rawSteps = root["steps"];
+  if (rawSteps === undefined) issues.error("steps", "required", "missing: a scenario needs a list of steps");
+  else if (!Array.isArray(rawSteps)) issues.error("steps", "type", `expected a list of steps, got ${show(rawSteps)}`);
+  else {
+    let lastAt = -Infinity;
+    for (let i = 0; i < rawSteps.length; i++) {
+      const step = await loadStep(rawSteps[i], i, files, issues, external);
+      if (step === undefined) continue;
+      if (step.atMs <= lastAt) {
+        issues.error(pathIndex("steps", i) + ".at", "order", `steps must be strictly increasing in time: ${formatMs(step.atMs)} is not after the previous step`);
+      }
+      lastAt = step.atMs;
+      steps.push(step);
+    }
+  }
+
+  const located = locateIssues(issues.items, "", positionsOf(parsed), label);
+  const all = [...located, ...external];
+  if (all.some((i) => i.severity === "error") || built === undefined || !built.ok) {
+    return { ok: false, issues: all };
+  }
+  return {
+    ok: true,
+    scenario: {
+      start,
+      config: built.config,
+      ...(filesystems !== undefined ? { filesystems } : {}),
+      evictedPods,
+      ...(nodeMemoryCapacity !== undefined ? { nodeMemoryCapacity } : {}),
+      pods,
+      steps,
+      warnings: all,
+    },
+  };
+}
+
+function formatMs(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/** Pods inline (a list, a PodList, or one Pod) or in a referenced file. */
+async function loadPods(raw: unknown, path: string, files: FileCache, issues: IssueList, external: Issue[]): Promise<Pod[]> {
+  if (raw === undefined || raw === null) return [];
+  if (typeof raw === "string") {
+    const f = await files.read(raw, path);
+    if (!f.ok) {
+      external.push(...f.issues);
+      return [];
+    }
+    const local = new IssueList();
+    const pods = decodePodList(f.value, path, local);
+    external.push(...local.items.map((i) => ({ ...i, file: raw })));
+    return pods;
+  }
+  return decodePodList(raw, path, issues);
+}
+
+async function loadSummary(raw: unknown, path: string, files: FileCache, issues: IssueList, external: Issue[]): Promise<RawSummary | undefined> {
+  if (typeof raw === "string") {
+    const f = await files.read(raw, path);
+    if (!f.ok) {
+      external.push(...f.issues);
+      return undefined;
+    }
+    const local = new IssueList();
+    validateSummary(f.value, path, local);
+    external.push(...local.items.map((i) => ({ ...i, file: raw })));
+    return { raw: f.value, path };
+  }
+  validateSummary(raw, path, issues);
+  return { raw, path };
+}
+
+async function loadStep(raw: unknown, i: number, files: FileCache, issues: IssueList, external: Issue[]): Promise<ScenarioStep | undefined> {
+  const path = pathIndex("steps", i);
+  if (!isObj(raw)) {
+    issues.error(path, "type", `expected a step mapping with at least "at", got ${show(raw)}`);
+    return undefined;
+  }
+  for (const k of Object.keys(raw)) {
+    if (!STEP_KEYS.has(k)) issues.warning(pathKey(path, k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
+  }
+  let atMs = 0;
+  const at = raw["at"];
+  if (at === undefined) issues.error(`${path}.at`, "required", "missing: every step needs `at`, a Go duration since start such as 30s");
+  else if (typeof at !== "string" && at !== 0) issues.error(`${path}.at`, "type", `expected a Go duration such as "30s", got ${show(at)}`);
+  else {
+    try {
+      const ns = parseGoDuration(String(at));
+      if (ns < 0n) issues.error(`${path}.at`, "negative", `must not be negative, got ${show(at)}`);
+      atMs = durationToMs(ns);
+    } catch (e) {
+      if (!(e instanceof DurationError)) throw e;
+      issues.error(`${path}.at`, "invalid-duration", e.message);
+    }
+  }
+
+  const summary = raw["summary"] === undefined ? undefined : await loadSummary(raw["summary"], `${path}.summary`, files, issues, external);
+  const afterReclaim =
+    raw["afterReclaim"] === undefined ? undefined : await loadSummary(raw["afterReclaim"], `${path}.afterReclaim`, files, issues, external);
+
+  const reclaimErrors: Record<string, string> = {};
+  const re = raw["reclaimErrors"];
+  if (re !== undefined) {
+    if (!isObj(re)) issues.error(`${path}.reclaimErrors`, "type", `expected {images: "...", containers: "..."}, got ${show(re)}`);
+    else {
+      for (const [k, v] of Object.entries(re)) {
+        if (k !== "images" && k !== "containers") issues.error(pathKey(`${path}.reclaimErrors`, k), "enum", `expected images or containers, got ${JSON.stringify(k)}`);
+        else if (typeof v !== "string") issues.error(pathKey(`${path}.reclaimErrors`, k), "type", `expected an error message string, got ${show(v)}`);
+        else reclaimErrors[k] = v;
+      }
+    }
+  }
+  const stringList = (key: string): string[] => {
+    const v = raw[key];
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+      issues.error(`${path}.${key}`, "type", `expected a list of pods as "namespace/name" or UID, got ${show(v)}`);
+      return [];
+    }
+    return v as string[];
+  };
+  const podList = (key: string): Pod[] => {
+    const v = raw[key];
+    if (v === undefined) return [];
+    return decodePodList(v, `${path}.${key}`, issues);
+  };
+  return {
+    index: i,
+    atMs,
+    ...(summary !== undefined ? { summary } : {}),
+    ...(afterReclaim !== undefined ? { afterReclaim } : {}),
+    reclaimErrors,
+    killFailures: stringList("killFailures"),
+    addPods: podList("addPods"),
+    removePods: stringList("removePods"),
+    admit: podList("admit"),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The replay output records (docs/replay-format.md): one `config` record, then one `step` record
+ * per step. The daemon's decision log writes the same step records.
+ */
+import type { Eviction, Observations } from "../../core/engine/types.js";
+import { formatGoDuration } from "../../core/duration.js";
+import type { Pod, Threshold, ThresholdValue } from "../../core/model.js";
+import { formatPercentage } from "../../core/percentage.js";
+import { isCriticalPod } from "../../core/pod/critical.js";
+import { podOomScoreAdjustments } from "../../core/pod/oom-score-adj.js";
+import { podQos } from "../../core/pod/qos.js";
+import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
+import { SIGNALS } from "../../core/signals.js";
+import type { ReplayPlan, StepOutcome } from "./run-replay.js";
+import type { Scenario } from "./scenario.js";
+
+export function formatThresholdValue(v: ThresholdValue | undefined): string {
+  if (v === undefined) return "0";
+  return v.kind === "quantity" ? formatQuantity(v.quantity) : formatPercentage(v.text);
+}
+
+function msToDuration(ms: number): string {
+  return formatGoDuration(BigInt(Math.round(ms * 1_000_000)));
+}
+
+function thresholdRef(t: Threshold): { signal: string; value: string; gracePeriod: string } {
+  return { signal: t.signal, value: formatThresholdValue(t.value), gracePeriod: msToDuration(t.gracePeriodMs) };
+}
+
+/** RFC 3339 with the precision the time carries (milliseconds, or microseconds when present). */
+export function formatTime(ms: number): string {
+  const whole = Math.floor(ms);
+  const iso = new Date(whole).toISOString(); // 2025-01-01T00:00:00.000Z
+  const micros = Math.round((ms - whole) * 1000);
+  const frac = iso.slice(20, 23) + (micros > 0 ? String(micros).padStart(3, "0") : "");
+  const trimmed = frac.replace(/0+$/, "");
+  return `${iso.slice(0, 19)}${trimmed === "" ? "" : `.${trimmed}`}Z`;
+}
+
+export function configRecord(scenario: Scenario, plan: ReplayPlan): Record<string, unknown> {
+  const thresholds = plan.thresholds
+    .filter((t) => t.operator !== "") // inert containerfs mirrors of missing thresholds
+    .map((t) => ({
+      signal: t.signal,
+      operator: t.operator,
+      value: formatThresholdValue(t.value),
+      gracePeriod: msToDuration(t.gracePeriodMs),
+      minReclaim: formatThresholdValue(t.minReclaim),
+      hard: t.gracePeriodMs === 0,
+      ...(t.derivedFrom !== undefined ? { derivedFrom: t.derivedFrom } : {}),
+    }));
+  const pods = new Map<string, Pod>();
+  for (const p of scenario.pods) pods.set(p.uid, p);
+  for (const s of scenario.steps) for (const p of s.addPods) if (!pods.has(p.uid)) pods.set(p.uid, p);
+  const cap = scenario.nodeMemoryCapacity;
+  return {
+    type: "config",
+    thresholds,
+    evictionMaxPodGracePeriod: scenario.config.maxPodGracePeriodSeconds,
+    evictionPressureTransitionPeriod: msToDuration(scenario.config.pressureTransitionPeriodMs),
+    filesystems: plan.layout,
+    localStorageCapacityIsolation: scenario.config.localStorageCapacityIsolation,
+    pods: [...pods.values()].map((p) => ({
+      pod: p.key,
+      qosClass: podQos(p),
+      critical: isCriticalPod(p),
+      ...(cap !== undefined ? { oomScoreAdj: podOomScoreAdjustments(p, cap) } : {}),
+    })),
+  };
+}
+
+function observationsRecord(observations: Observations): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [signal, o] of observations) {
+    const format = SIGNALS[signal].unit === "bytes" ? "BinarySI" : "DecimalSI";
+    out[signal] = {
+      available: formatQuantity(quantityFromInt(o.available, format)),
+      capacity: formatQuantity(quantityFromInt(o.capacity, format)),
+      ...(o.time !== undefined ? { time: formatTime(o.time) } : {}),
+    };
+  }
+  return out;
+}
+
+function evictionRecord(e: Eviction, kill: StepOutcome["kills"][number] | undefined): Record<string, unknown> {
+  return {
+    pod: e.pod.key,
+    uid: e.pod.uid,
+    kind: e.kind,
+    signal: e.signal,
+    gracePeriodSeconds: e.gracePeriodSeconds,
+    effectiveGracePeriodSeconds: kill?.effectiveGracePeriodSeconds ?? e.gracePeriodSeconds,
+    killFailed: kill?.killFailed ?? false,
+    message: e.message,
+    annotations: e.annotations,
+    ...(e.condition !== undefined ? { condition: e.condition } : {}),
+  };
+}
+
+export function stepRecord(o: StepOutcome): Record<string, unknown> {
+  const r = o.report;
+  return {
+    type: "step",
+    at: msToDuration(o.step.atMs),
+    time: formatTime(o.time),
+    observations: observationsRecord(r.observations),
+    thresholdsMet: r.thresholdsMet.map(thresholdRef),
+    conditions: r.conditions,
+    actedOn: r.actedOn === undefined ? null : thresholdRef(r.actedOn),
+    reclaim:
+      r.reclaim === undefined
+        ? null
+        : { ran: r.reclaim.ran, sufficient: r.reclaim.sufficient, ...(r.reclaim.errors ? { errors: r.reclaim.errors } : {}) },
+    evictions: r.evictions.map((e, i) => evictionRecord(e, o.kills[i])),
+    refused: r.refused.map((f) => ({ pod: f.pod.key, reason: f.reason, kind: f.kind })),
+    ...(r.ranking !== undefined ? { ranking: r.ranking.map((p) => p.key) } : {}),
+    admission: o.admission.map((a) =>
+      a.result.admit
+        ? { pod: a.pod.key, admit: true }
+        : { pod: a.pod.key, admit: false, reason: a.result.reason, message: a.result.message },
+    ),
+    outcome: r.outcome,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * A replay scenario, decoded and validated: the effective eviction configuration, the pods, and the
+ * steps with their (already validated, still raw) summaries. See docs/replay-format.md.
+ */
+import type { Issue } from "../../core/issues.js";
+import type { EpochMs, EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
+import type { ReclaimFunction } from "../../core/engine/types.js";
+
+/** A summary as it appears in the scenario: validated raw data, decoded per step (time defaults). */
+export interface RawSummary {
+  readonly raw: unknown;
+  /** Where it came from, for messages: `steps[3].summary` or a file path. */
+  readonly path: string;
+}
+
+export interface ScenarioStep {
+  readonly index: number;
+  /** Milliseconds since start. */
+  readonly atMs: number;
+  readonly summary?: RawSummary;
+  readonly afterReclaim?: RawSummary;
+  readonly reclaimErrors: Partial<Record<ReclaimFunction, string>>;
+  /** Pod keys (`namespace/name`) or UIDs whose kill fails at this step. */
+  readonly killFailures: readonly string[];
+  readonly addPods: readonly Pod[];
+  readonly removePods: readonly string[];
+  readonly admit: readonly Pod[];
+}
+
+export interface Scenario {
+  readonly start: EpochMs;
+  readonly config: EvictionConfig;
+  /** When absent, derived from the first summary. */
+  readonly filesystems?: FilesystemLayout;
+  readonly evictedPods: "remove" | "keep";
+  /** `node.status.capacity.memory` in bytes, for oom_score_adj. */
+  readonly nodeMemoryCapacity?: bigint;
+  readonly pods: readonly Pod[];
+  readonly steps: readonly ScenarioStep[];
+  readonly warnings: readonly Issue[];
+}

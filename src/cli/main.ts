@@ -1,0 +1,56 @@
+/**
+ * The `evictd` command line: parses argv, dispatches to lazily imported commands, and is the one
+ * error boundary of the binary (input problems → exit 2 with one line each; bugs → exit 1).
+ */
+import { Command, CommanderError } from "commander";
+import { formatIssue } from "../core/issues.js";
+import { EXIT, InputError } from "../errors.js";
+
+function program(): Command {
+  const cmd = new Command("evictd")
+    .description("The kubelet's node-pressure eviction manager: replay, explain and enforce.")
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  cmd
+    .command("replay")
+    .description("Run the eviction engine over a scenario or recorded trace and print every decision")
+    .argument("<scenario>", "scenario file (YAML or JSON), or - for stdin")
+    .option("-o, --output <format>", "jsonl | table (default: table on a terminal, else jsonl)")
+    .action(async (scenario: string, opts: { output?: string }) => {
+      const { replayCommand } = await import("./commands/replay.js");
+      process.exitCode = await replayCommand(scenario, opts);
+    });
+
+  cmd
+    .command("check-config")
+    .description("Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use")
+    .argument("[config]", "KubeletConfiguration file (YAML or JSON); omit for kubelet defaults")
+    .argument("[flags...]", "kubelet eviction flags, e.g. --eviction-hard=memory.available<1Gi (after --)")
+    .option("-o, --output <format>", "text | json", "text")
+    .action(async (config: string | undefined, flags: string[], opts: { output: string }) => {
+      const { checkConfigCommand } = await import("./commands/check-config.js");
+      process.exitCode = await checkConfigCommand(config, flags, opts);
+    });
+  return cmd;
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    process.exitCode = 0;
+    await program().parseAsync([...argv], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version exit 0; usage errors (unknown option, missing argument) are input errors.
+      return e.exitCode === 0 ? EXIT.ok : EXIT.input;
+    }
+    if (e instanceof InputError) {
+      for (const issue of e.issues) process.stderr.write(formatIssue(issue) + "\n");
+      return EXIT.input;
+    }
+    process.stderr.write(`evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return EXIT.internal;
+  }
+}
