@@ -5,7 +5,7 @@
  * 2^53 become bigint for the same reason.
  */
 import { readFile } from "node:fs/promises";
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument, type ScalarTag, type Tags } from "yaml";
 import type { Issue } from "../../core/issues.js";
 import { JsonSyntaxError, parseJsonExact } from "../json/parse-json-exact.js";
 
@@ -14,7 +14,7 @@ export type StructuredFile =
   | { readonly ok: false; readonly issues: Issue[] };
 
 /** YAML integers: numbers while exact, bigint beyond 2^53 (inode counts of 2^64−1 occur). */
-const exactIntTag = {
+const exactIntTag: ScalarTag = {
   identify: (v: unknown) => typeof v === "bigint",
   default: true,
   tag: "tag:yaml.org,2002:int",
@@ -26,7 +26,7 @@ const exactIntTag = {
 };
 
 export const YAML_OPTIONS = {
-  customTags: (tags: unknown[]) => [exactIntTag, ...tags],
+  customTags: (tags: Tags): Tags => [exactIntTag, ...tags],
 } as const;
 
 function fileIssue(file: string, path: string, message: string, line?: number, column?: number): Issue {

@@ -25,9 +25,12 @@ export class JsonSyntaxError extends Error {
   }
 }
 
-const AT_POSITION = /\s+in JSON at position (\d+)(?:\s+\(line \d+ column \d+\))?$/;
-// V8 quotes the whole source (shortened with "...") in its unexpected-token message; drop it.
-const QUOTED_SOURCE = /^(Unexpected token .+?), ".*" is not valid JSON$/s;
+// "Unterminated string in JSON at position 4", "... after JSON at position 7" (Node 20's V8; newer
+// ones append "(line 1 column 5)").
+const AT_POSITION = /(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/;
+// V8 quotes (part of) the source in its unexpected-token message, and gives no position; the token
+// is one character (two code units for an astral one).
+const UNEXPECTED_TOKEN = /^Unexpected token '([\s\S]{1,2}?)', [\s\S]* is not valid JSON$/;
 
 /** Turns what `JSON.parse(text)` threw into a `JsonSyntaxError` positioned in `text`. */
 export function jsonSyntaxErrorFrom(error: unknown, text: string): JsonSyntaxError {
@@ -39,8 +42,9 @@ export function jsonSyntaxErrorFrom(error: unknown, text: string): JsonSyntaxErr
     offset = Number(atPosition[1]);
     reason = message.slice(0, atPosition.index);
   } else {
-    const quoted = QUOTED_SOURCE.exec(message);
-    if (quoted?.[1] !== undefined) reason = quoted[1];
+    const token = UNEXPECTED_TOKEN.exec(message)?.[1];
+    // Escaped, so that a stray newline or NUL stays visible on a one-line error report.
+    if (token !== undefined) reason = `Unexpected token '${JSON.stringify(token).slice(1, -1)}'`;
     offset = findJsonErrorOffset(text) ?? (message.includes("end of JSON input") ? text.length : 0);
   }
   const { line, column } = lineAndColumn(text, Math.min(offset, text.length));

@@ -7,12 +7,10 @@ import { JsonSyntaxError, jsonSyntaxErrorFrom } from "./json-syntax-error.js";
 
 export { EXACT_INT_PREFIX, exactInteger, JsonSyntaxError };
 
-// Any integer above 2^53 − 1 has at least 16 digits. Most texts have no such run at all and go
-// straight to JSON.parse; the rest get one linear pass that rewrites only the oversized tokens.
-const LONG_DIGIT_RUN = /\d{16}/;
-const LONG_DIGIT_RUNS = /\d{16,}/g;
 const NUMBER_TOKEN = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
+// Any integer above 2^53 − 1 has at least this many digits.
+const RUN = MAX_SAFE_DIGITS.length;
 
 /**
  * Parses `text` like `JSON.parse`, except that a number whose integer part exceeds 2^53 − 1 in
@@ -23,7 +21,10 @@ const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
  * Throws `JsonSyntaxError` (never a bare SyntaxError) with the line and column of the problem.
  */
 export function parseJsonExact(text: string): unknown {
-  const source = LONG_DIGIT_RUN.test(text) ? protectLargeNumbers(text) : text;
+  // Most texts have no 16-digit run at all and go straight to JSON.parse; the rest get one linear
+  // pass that rewrites only the oversized tokens.
+  const firstRun = findDigitRun(text, 0);
+  const source = firstRun === -1 ? text : protectLargeNumbers(text, firstRun);
   try {
     return JSON.parse(source);
   } catch (error) {
@@ -43,40 +44,65 @@ export function parseJsonExact(text: string): unknown {
  * is tracked by jumping between quote characters, and reset at line breaks (a raw newline cannot occur
  * inside a JSON string), so the cost is one pass over the text up to the last candidate.
  */
-function protectLargeNumbers(text: string): string {
-  const parts: string[] = [];
+function protectLargeNumbers(text: string, firstRun: number): string {
+  // Built with += : V8 makes a rope and flattens it once inside JSON.parse, which measured about
+  // twice as fast as Array.prototype.join for a few dozen multi-megabyte slices.
+  let out = "";
   let copied = 0;
   let scanned = 0;
   let inString = false;
   let nextNewline = -1;
-  LONG_DIGIT_RUNS.lastIndex = 0;
-  for (let run = LONG_DIGIT_RUNS.exec(text); run !== null; run = LONG_DIGIT_RUNS.exec(text)) {
-    const runStart = run.index;
+  for (let run = firstRun; run !== -1; ) {
     if (nextNewline < scanned) nextNewline = indexOrEnd(text, "\n", scanned);
-    if (nextNewline < runStart) {
+    if (nextNewline < run) {
       // Bounded: there is a newline at or after `nextNewline`, so the backward search stops there.
-      scanned = text.lastIndexOf("\n", runStart) + 1;
+      scanned = text.lastIndexOf("\n", run) + 1;
       inString = false;
       nextNewline = -1;
     }
-    inString = advanceStringState(text, scanned, runStart, inString);
-    scanned = runStart;
-    if (inString) continue;
-
-    let start = runStart;
+    inString = advanceStringState(text, scanned, run, inString);
+    let end = run + RUN;
+    if (inString) {
+      // Digits inside a string: skip the run (it holds no quote, so the string state is unchanged).
+      while (isDigit(text.charCodeAt(end))) end++;
+      scanned = end;
+      run = findDigitRun(text, end);
+      continue;
+    }
+    let start = run;
     while (start > 0 && isNumberChar(text.charCodeAt(start - 1))) start--;
-    let end = runStart + run[0].length;
-    while (end < text.length && isNumberChar(text.charCodeAt(end))) end++;
-    LONG_DIGIT_RUNS.lastIndex = end;
+    while (isNumberChar(text.charCodeAt(end))) end++;
     scanned = end;
     const token = text.slice(start, end);
-    if (!needsProtection(token)) continue;
-    parts.push(text.slice(copied, start), `"\\u0000int:${token}"`);
-    copied = end;
+    if (needsProtection(token)) {
+      out += text.slice(copied, start) + `"\\u0000int:${token}"`;
+      copied = end;
+    }
+    run = findDigitRun(text, end);
   }
-  if (copied === 0) return text;
-  parts.push(text.slice(copied));
-  return parts.join("");
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * Where the next run of at least 16 digits starts at or after `from` (some window of 16 digits; the
+ * run may begin earlier), or -1. Skips ahead 16 characters whenever it sees a non-digit, so it reads a
+ * fraction of the text: several times faster than `/\d{16}/` on megabytes of JSON.
+ */
+function findDigitRun(text: string, from: number): number {
+  const n = text.length;
+  let pos = from + RUN - 1;
+  while (pos < n) {
+    if (!isDigit(text.charCodeAt(pos))) {
+      pos += RUN;
+      continue;
+    }
+    const low = pos - RUN + 1;
+    let j = pos - 1;
+    while (j >= low && isDigit(text.charCodeAt(j))) j--;
+    if (j < low) return low;
+    pos = j + RUN;
+  }
+  return -1;
 }
 
 /** Whether the string state flips between `from` and `to`, following quotes and backslash escapes. */
@@ -101,6 +127,10 @@ function needsProtection(token: string): boolean {
   if (intPart === undefined) return false; // not a number: leave it for JSON.parse to reject
   if (intPart.length !== MAX_SAFE_DIGITS.length) return intPart.length > MAX_SAFE_DIGITS.length;
   return intPart > MAX_SAFE_DIGITS;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
 }
 
 function isNumberChar(c: number): boolean {

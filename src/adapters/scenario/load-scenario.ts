@@ -80,8 +80,8 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
 
   let start = 0;
   if (root["start"] !== undefined) {
-    const t = typeof root["start"] === "string" ? parseRfc3339(root["start"]) : undefined;
-    if (t === undefined) issues.error("start", "invalid-time", `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${show(root["start"])}`);
+    const t = typeof root["start"] === "string" ? parseRfc3339(root["start"]) : "invalid";
+    if (typeof t !== "number") issues.error("start", "invalid-time", `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${show(root["start"])}`);
     else start = t;
   }
 
@@ -92,10 +92,18 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
   if (typeof root["config"] === "string") {
     configIssuesFile = resolve(baseDir, root["config"]);
     configPositions = await loadKubeletConfigFile(configIssuesFile);
-    if (!configPositions.ok) external.push(...configPositions.issues.map((i) => ({ ...i, path: i.path === "" ? "config" : i.path })));
-    else configValue = configPositions.value;
+    if (!configPositions.ok) external.push(...configPositions.issues);
+    else {
+      configValue = configPositions.value;
+      external.push(...configPositions.warnings);
+    }
   } else if (root["config"] !== undefined && root["config"] !== null) {
-    configValue = root["config"];
+    const inline = root["config"];
+    // An inline config is a KubeletConfiguration by definition: type meta is optional here.
+    configValue =
+      isObj(inline) && inline["apiVersion"] === undefined && inline["kind"] === undefined
+        ? { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...inline }
+        : inline;
   }
   let flags: string[] = [];
   if (root["flags"] !== undefined) {
@@ -240,6 +248,7 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
       atMs = durationToMs(ns);
     } catch (e) {
       if (!(e instanceof DurationError)) throw e;
+      // (DurationError carries Go's exact message.)
       issues.error(`${path}.at`, "invalid-duration", e.message);
     }
   }

@@ -9,7 +9,13 @@ import { type IssueList, pathIndex, pathKey } from "../issues.js";
 import { parseMapFlagValue, parseStringSliceFlagValue } from "./flag-value-syntax.js";
 import { goQuote } from "./go-quote.js";
 import { parseGoBool, parseGoInt } from "./go-strconv.js";
-import type { EvictionMapField, EvictionSettingsLayer, Setting, SettingEntry } from "./setting-types.js";
+import type {
+  EvictionMapField,
+  EvictionSettingField,
+  EvictionSettingsLayer,
+  Setting,
+  SettingEntry,
+} from "./setting-types.js";
 
 type FlagSpec =
   | { readonly kind: "langle-map" | "equals-map"; readonly field: EvictionMapField }
@@ -31,6 +37,13 @@ export const EVICTION_FLAGS: Readonly<Record<string, FlagSpec>> = {
   "enforce-node-allocatable": { kind: "string-slice", field: "enforceNodeAllocatable" },
 };
 
+/** How messages name a setting: `--eviction-hard` when it came from a flag, else the config field. */
+export function settingName(field: EvictionSettingField, fromFlag: boolean): string {
+  if (!fromFlag) return field;
+  const flag = Object.entries(EVICTION_FLAGS).find(([, spec]) => spec.field === field)?.[0];
+  return flag === undefined ? field : `--${flag}`;
+}
+
 const FLAG_LIST = Object.keys(EVICTION_FLAGS)
   .map((f) => `--${f}`)
   .join(", ");
@@ -47,13 +60,23 @@ interface ListState {
 }
 
 /** Parses `args` (one array item per shell word); issue paths are `<path>[<index>]`. */
-export function parseEvictionFlags(args: readonly string[], path: string, issues: IssueList): EvictionSettingsLayer {
+export function parseEvictionFlags(
+  args: readonly string[],
+  path: string,
+  issues: IssueList,
+): EvictionSettingsLayer {
   const maps = new Map<EvictionMapField, MapState>();
   let enforce: ListState | undefined;
-  const layer: { -readonly [K in keyof EvictionSettingsLayer]: EvictionSettingsLayer[K] } = {};
+  const layer: { -readonly [K in keyof EvictionSettingsLayer]: EvictionSettingsLayer[K] } = {
+    basePath: path,
+  };
 
   const unexpected = (i: number, arg: string): void =>
-    issues.error(pathIndex(path, i), "unexpected-argument", `unexpected argument ${goQuote(arg)}: expected a --flag (${ONLY_EVICTION_FLAGS})`);
+    issues.error(
+      pathIndex(path, i),
+      "unexpected-argument",
+      `unexpected argument ${goQuote(arg)}: expected a --flag (${ONLY_EVICTION_FLAGS})`,
+    );
 
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
@@ -68,7 +91,11 @@ export function parseEvictionFlags(args: readonly string[], path: string, issues
       continue;
     }
     if (!arg.startsWith("--")) {
-      issues.error(argPath, "unknown-flag", `unknown shorthand flag: ${JSON.stringify(arg.slice(1, 2))} in ${arg} (${ONLY_EVICTION_FLAGS})`);
+      issues.error(
+        argPath,
+        "unknown-flag",
+        `unknown shorthand flag: ${JSON.stringify(arg.slice(1, 2))} in ${arg} (${ONLY_EVICTION_FLAGS})`,
+      );
       continue;
     }
     const body = arg.slice(2);
@@ -80,7 +107,7 @@ export function parseEvictionFlags(args: readonly string[], path: string, issues
     }
     // The kubelet's flag set normalises `_` to `-` (cliflag.WordSepNormalizeFunc).
     const name = rawName.replaceAll("_", "-");
-    const spec = EVICTION_FLAGS[name];
+    const spec = Object.hasOwn(EVICTION_FLAGS, name) ? EVICTION_FLAGS[name] : undefined;
     if (spec === undefined) {
       issues.error(argPath, "unknown-flag", `unknown flag: --${rawName} (${ONLY_EVICTION_FLAGS})`);
       // Skip a probable value (`--node-ip 10.0.0.1`) so one unknown flag yields one issue.
@@ -91,14 +118,19 @@ export function parseEvictionFlags(args: readonly string[], path: string, issues
 
     let value: string;
     if (eq >= 0) value = body.slice(eq + 1);
-    else if (spec.kind === "bool") value = "true"; // bool flags never consume the next word
+    else if (spec.kind === "bool")
+      value = "true"; // bool flags never consume the next word
     else if (i + 1 < args.length) value = args[++i] ?? "";
     else {
       issues.error(argPath, "missing-flag-value", `flag needs an argument: --${name}`);
       continue;
     }
     const invalid = (message: string): void =>
-      issues.error(argPath, "invalid-flag-value", `invalid argument ${goQuote(value)} for "--${name}" flag: ${message}`);
+      issues.error(
+        argPath,
+        "invalid-flag-value",
+        `invalid argument ${goQuote(value)} for "--${name}" flag: ${message}`,
+      );
 
     switch (spec.kind) {
       case "langle-map":
@@ -150,7 +182,8 @@ export function parseEvictionFlags(args: readonly string[], path: string, issues
     }
   }
 
-  for (const [field, state] of maps) layer[field] = { path: state.path, entries: [...state.entries.values()] };
+  for (const [field, state] of maps)
+    layer[field] = { path: state.path, entries: [...state.entries.values()] };
   if (enforce !== undefined) layer.enforceNodeAllocatable = enforce;
   return layer;
 }

@@ -46,8 +46,7 @@ export function parseMapFlagValue(value: string, separator: "<" | "="): MapFlagV
 }
 
 export type StringSliceValue =
-  | { readonly ok: true; readonly items: readonly string[] }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly items: readonly string[] } | { readonly ok: false; readonly message: string };
 
 /**
  * pflag's `StringSlice.Set`: "" is the empty list, anything else is read as a single CSV record

@@ -5,7 +5,8 @@
  */
 import { goQuote } from "./go-quote.js";
 
-export type StrconvResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+export type StrconvResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
 const TRUE_SPELLINGS = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 const FALSE_SPELLINGS = new Set(["0", "f", "F", "FALSE", "false", "False"]);
@@ -58,7 +59,10 @@ function underscoreOK(s: string): boolean {
 /** `strconv.ParseInt(s, 0, bitSize)`: base from the prefix, underscores allowed, range-checked. */
 export function parseGoInt(s: string, bitSize: 32 | 64 = 32): StrconvResult<bigint> {
   const syntax = { ok: false, message: `strconv.ParseInt: parsing ${goQuote(s)}: invalid syntax` } as const;
-  const range = { ok: false, message: `strconv.ParseInt: parsing ${goQuote(s)}: value out of range` } as const;
+  const range = {
+    ok: false,
+    message: `strconv.ParseInt: parsing ${goQuote(s)}: value out of range`,
+  } as const;
   if (s === "") return syntax;
   let body = s;
   const negative = body.startsWith("-");

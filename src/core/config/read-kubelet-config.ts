@@ -34,7 +34,8 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a map";
   if (typeof v === "string") return `the string ${JSON.stringify(v)}`;
-  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return `the ${typeof v} ${String(v)}`;
+  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint")
+    return `the ${typeof v} ${String(v)}`;
   return `a ${typeof v}`;
 }
 
@@ -45,7 +46,8 @@ function checkUnknownFields(obj: PlainObject, path: string, issues: IssueList): 
     if (KUBELET_CONFIGURATION_FIELDS.has(key)) continue;
     // The kubelet decodes field names case-sensitively, so `EvictionHard` is silently ignored.
     const near = LOWERCASE_FIELDS.get(key.toLowerCase());
-    const hint = near !== undefined ? ` (did you mean ${JSON.stringify(near)}? field names are case-sensitive)` : "";
+    const hint =
+      near !== undefined ? ` (did you mean ${JSON.stringify(near)}? field names are case-sensitive)` : "";
     issues.warning(
       pathKey(path, key),
       "unknown-field",
@@ -54,7 +56,12 @@ function checkUnknownFields(obj: PlainObject, path: string, issues: IssueList): 
   }
 }
 
-function readSignalMap(obj: PlainObject, field: EvictionMapField, path: string, issues: IssueList): SettingMap | undefined {
+function readSignalMap(
+  obj: PlainObject,
+  field: EvictionMapField,
+  path: string,
+  issues: IssueList,
+): SettingMap | undefined {
   const raw = obj[field];
   const mapPath = pathKey(path, field);
   // Absent and null both decode to a nil map (for evictionHard that means "use the defaults").
@@ -78,7 +85,12 @@ function readSignalMap(obj: PlainObject, field: EvictionMapField, path: string, 
   return { path: mapPath, entries };
 }
 
-function readBool(obj: PlainObject, field: string, path: string, issues: IssueList): Setting<boolean> | undefined {
+function readBool(
+  obj: PlainObject,
+  field: string,
+  path: string,
+  issues: IssueList,
+): Setting<boolean> | undefined {
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
@@ -90,7 +102,12 @@ function readBool(obj: PlainObject, field: string, path: string, issues: IssueLi
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-function readInt32(obj: PlainObject, field: string, path: string, issues: IssueList): Setting<number> | undefined {
+function readInt32(
+  obj: PlainObject,
+  field: string,
+  path: string,
+  issues: IssueList,
+): Setting<number> | undefined {
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
@@ -100,13 +117,18 @@ function readInt32(obj: PlainObject, field: string, path: string, issues: IssueL
     return undefined;
   }
   if (n < INT32_MIN || n > INT32_MAX) {
-    issues.error(p, "out-of-range", `${String(raw)} does not fit in an int32 (${INT32_MIN} to ${INT32_MAX})`);
+    issues.error(p, "out-of-range", `${n} does not fit in an int32 (${INT32_MIN} to ${INT32_MAX})`);
     return undefined;
   }
   return { value: n, path: p };
 }
 
-function readDuration(obj: PlainObject, field: string, path: string, issues: IssueList): Setting<bigint> | undefined {
+function readDuration(
+  obj: PlainObject,
+  field: string,
+  path: string,
+  issues: IssueList,
+): Setting<bigint> | undefined {
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
@@ -123,7 +145,12 @@ function readDuration(obj: PlainObject, field: string, path: string, issues: Iss
   }
 }
 
-function readStringList(obj: PlainObject, field: string, path: string, issues: IssueList): SettingList | undefined {
+function readStringList(
+  obj: PlainObject,
+  field: string,
+  path: string,
+  issues: IssueList,
+): SettingList | undefined {
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
@@ -141,7 +168,9 @@ function readStringList(obj: PlainObject, field: string, path: string, issues: I
 
 function readEvictionFields(obj: PlainObject, path: string, issues: IssueList): EvictionSettingsLayer {
   checkUnknownFields(obj, path, issues);
-  const layer: { -readonly [K in keyof EvictionSettingsLayer]: EvictionSettingsLayer[K] } = {};
+  const layer: { -readonly [K in keyof EvictionSettingsLayer]: EvictionSettingsLayer[K] } = {
+    basePath: path,
+  };
   for (const field of EVICTION_MAP_FIELDS) {
     const m = readSignalMap(obj, field, path, issues);
     if (m !== undefined) layer[field] = m;
@@ -161,7 +190,12 @@ function readEvictionFields(obj: PlainObject, path: string, issues: IssueList): 
   return layer;
 }
 
-function readTypeMetaString(obj: PlainObject, field: "apiVersion" | "kind", path: string, issues: IssueList): string | undefined {
+function readTypeMetaString(
+  obj: PlainObject,
+  field: "apiVersion" | "kind",
+  path: string,
+  issues: IssueList,
+): string | undefined {
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw;
@@ -181,7 +215,7 @@ export function readKubeletConfig(raw: unknown, path: string, issues: IssueList)
       "wrong-type",
       `expected a KubeletConfiguration object (${KUBELET_CONFIG_API_VERSION}), got ${describe(raw)}`,
     );
-    return {};
+    return { basePath: path };
   }
   const apiVersion = readTypeMetaString(raw, "apiVersion", path, issues);
   const kind = readTypeMetaString(raw, "kind", path, issues);
@@ -193,7 +227,7 @@ export function readKubeletConfig(raw: unknown, path: string, issues: IssueList)
         "unsupported-kind",
         `unsupported kind ${JSON.stringify(kind ?? "")} for ${OPENSHIFT_KUBELET_CONFIG_API_VERSION}: expected ${OPENSHIFT_KUBELET_CONFIG_KIND}`,
       );
-      return {};
+      return { basePath: path };
     }
     return readOpenShiftWrapper(raw, path, issues);
   }
@@ -238,7 +272,7 @@ function readOpenShiftWrapper(raw: PlainObject, path: string, issues: IssueList)
       "missing-field",
       `an OpenShift ${OPENSHIFT_KUBELET_CONFIG_KIND} must hold the KubeletConfiguration in spec.kubeletConfig, got ${describe(inner ?? null)}`,
     );
-    return {};
+    return { basePath: innerPath };
   }
   // The operator fills in apiVersion/kind itself, so the embedded object may omit them.
   const apiVersion = readTypeMetaString(inner, "apiVersion", innerPath, issues);
@@ -251,7 +285,11 @@ function readOpenShiftWrapper(raw: PlainObject, path: string, issues: IssueList)
     );
   }
   if (kind !== undefined && kind !== "" && kind !== KUBELET_CONFIG_KIND) {
-    issues.error(pathKey(innerPath, "kind"), "unsupported-kind", `unsupported kind ${JSON.stringify(kind)}: expected ${KUBELET_CONFIG_KIND}`);
+    issues.error(
+      pathKey(innerPath, "kind"),
+      "unsupported-kind",
+      `unsupported kind ${JSON.stringify(kind)}: expected ${KUBELET_CONFIG_KIND}`,
+    );
   }
   return readEvictionFields(inner, innerPath, issues);
 }

@@ -29,7 +29,8 @@ export interface SettingList {
   readonly items: readonly Setting<string>[];
 }
 
-export type EvictionMapField = "evictionHard" | "evictionSoft" | "evictionSoftGracePeriod" | "evictionMinimumReclaim";
+export type EvictionMapField =
+  "evictionHard" | "evictionSoft" | "evictionSoftGracePeriod" | "evictionMinimumReclaim";
 
 /** The four signal maps, in the order ParseThresholdConfig reads them. */
 export const EVICTION_MAP_FIELDS: readonly EvictionMapField[] = [
@@ -41,6 +42,8 @@ export const EVICTION_MAP_FIELDS: readonly EvictionMapField[] = [
 
 /** What one source (the config file, or the command line) says; absent = not set there. */
 export interface EvictionSettingsLayer {
+  /** The path the source's fields live under (`config`, `config.spec.kubeletConfig`, `flags`). */
+  readonly basePath: string;
   readonly evictionHard?: SettingMap;
   readonly evictionSoft?: SettingMap;
   readonly evictionSoftGracePeriod?: SettingMap;
@@ -55,6 +58,9 @@ export interface EvictionSettingsLayer {
   readonly enforceNodeAllocatable?: SettingList;
 }
 
+/** The settings a layer can carry. */
+export type EvictionSettingField = Exclude<keyof EvictionSettingsLayer, "basePath">;
+
 /** Where the effective `evictionHard` map came from; warnings depend on it. */
 export type EvictionHardOrigin = "default" | "config" | "merged" | "flag";
 
@@ -67,8 +73,8 @@ export interface EvictionSettings {
   readonly evictionMinimumReclaim: SettingMap;
   readonly evictionMaxPodGracePeriod: Setting<number>;
   readonly evictionPressureTransitionPeriod: Setting<bigint>;
-  /** True when the transition period came from `--eviction-pressure-transition-period` (0 stays 0). */
-  readonly pressureTransitionFromFlag: boolean;
+  /** The fields whose value came from a command-line flag (so messages can name the flag). */
+  readonly fromFlags: ReadonlySet<EvictionSettingField>;
   readonly kernelMemcgNotification: Setting<boolean>;
   readonly localStorageCapacityIsolation: Setting<boolean>;
   readonly enforceNodeAllocatable: SettingList;

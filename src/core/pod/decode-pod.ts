@@ -140,6 +140,21 @@ function decodeCreationTimestamp(meta: RawObject, path: string, issues: IssueLis
   return ms;
 }
 
+/** metadata, with the API server's defaults for namespace and (here) uid. */
+function decodeMetadata(meta: RawObject, path: string, issues: IssueList) {
+  const name = readRequiredString(meta, "name", path, issues, "metadata.name");
+  const namespace = readString(meta, "namespace", path, issues) || "default";
+  return {
+    name,
+    namespace,
+    uid: readString(meta, "uid", path, issues) || (name === undefined ? "" : `${namespace}/${name}`),
+    annotations: readStringMap(meta, "annotations", path, issues),
+    labels: readStringMap(meta, "labels", path, issues),
+    creationTimestamp: decodeCreationTimestamp(meta, path, issues),
+    generation: readInteger(meta, "generation", path, issues),
+  };
+}
+
 function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | undefined {
   if (!isRawObject(raw)) {
     issues.error(path, "invalid-type", `expected a Pod object, got ${describeValue(raw)}`);
@@ -149,15 +164,11 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
   if (kind !== undefined && kind !== "Pod") {
     issues.error(pathKey(path, "kind"), "invalid-value", `expected kind Pod, got ${JSON.stringify(kind)}`);
   }
-  const metaPath = pathKey(path, "metadata");
-  const meta = readObject(raw, "metadata", path, issues) ?? EMPTY;
-  const name = readRequiredString(meta, "name", metaPath, issues, "metadata.name");
-  const namespace = readString(meta, "namespace", metaPath, issues) || "default";
-  const uid = readString(meta, "uid", metaPath, issues);
-  const annotations = readStringMap(meta, "annotations", metaPath, issues);
-  const labels = readStringMap(meta, "labels", metaPath, issues);
-  const creationTimestamp = decodeCreationTimestamp(meta, metaPath, issues);
-  const generation = readInteger(meta, "generation", metaPath, issues);
+  const { name, namespace, uid, annotations, labels, creationTimestamp, generation } = decodeMetadata(
+    readObject(raw, "metadata", path, issues) ?? EMPTY,
+    pathKey(path, "metadata"),
+    issues,
+  );
 
   const specPath = pathKey(path, "spec");
   const spec = readObject(raw, "spec", path, issues) ?? EMPTY;
@@ -208,7 +219,7 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
 
   if (name === undefined) return undefined;
   return {
-    uid: uid || `${namespace}/${name}`,
+    uid,
     name,
     namespace,
     key: `${namespace}/${name}`,

@@ -85,7 +85,7 @@ export function readInteger(
     issues.error(
       pathKey(path, key),
       "invalid-value",
-      `${String(value)} is out of range (${range.min}..${range.max})`,
+      `${describeValue(value)} is out of range (${range.min}..${range.max})`,
     );
     return undefined;
   }

@@ -42,18 +42,10 @@ export function isRestartableInitContainer(container: Container): boolean {
   return container.restartPolicy === "Always";
 }
 
-/**
- * Quantity.Add: a zero receiver takes the addend's format (so `0` + `128Mi` prints as BinarySI),
- * otherwise the receiver's format is kept.
- */
-export function addResource(acc: Quantity, q: Quantity): Quantity {
-  return isQuantityZero(acc) ? addQuantity(q, acc) : addQuantity(acc, q);
-}
-
 function addInto(list: Map<string, Quantity>, add: ResourceList): void {
   for (const [name, q] of Object.entries(add)) {
     const cur = list.get(name);
-    list.set(name, cur === undefined ? q : addResource(cur, q));
+    list.set(name, cur === undefined ? q : addQuantity(cur, q));
   }
 }
 
@@ -87,7 +79,7 @@ function aggregate(pod: PodContainers, pick: (c: Container) => ResourceList): Ma
       addInto(inFlight, own);
       for (const [name, q] of sidecars) {
         const cur = inFlight.get(name);
-        inFlight.set(name, cur === undefined ? q : addResource(cur, q));
+        inFlight.set(name, cur === undefined ? q : addQuantity(cur, q));
       }
       maxInto(initPeak, inFlight);
     }
@@ -127,9 +119,9 @@ export function podRequests(pod: Pod, resourceName: string): Quantity {
     }
   }
   const found = reqs.get(resourceName);
-  let total = found === undefined ? zeroFor(resourceName) : addResource(zeroFor(resourceName), found);
+  let total = found === undefined ? zeroFor(resourceName) : addQuantity(zeroFor(resourceName), found);
   const overhead = pod.overhead?.[resourceName];
-  if (overhead !== undefined && !isQuantityZero(total)) total = addResource(total, overhead);
+  if (overhead !== undefined && !isQuantityZero(total)) total = addQuantity(total, overhead);
   return total;
 }
 
@@ -143,7 +135,7 @@ export function podEphemeralStorageLimit(pod: Pod): Quantity | undefined {
   const limit = aggregateContainerLimits(pod).get("ephemeral-storage");
   if (limit === undefined) return undefined;
   const overhead = pod.overhead?.["ephemeral-storage"];
-  return overhead !== undefined && !isQuantityZero(limit) ? addResource(limit, overhead) : limit;
+  return overhead !== undefined && !isQuantityZero(limit) ? addQuantity(limit, overhead) : limit;
 }
 
 /** A container's request for a resource; absent is `0` (as a missing map entry reads upstream). */

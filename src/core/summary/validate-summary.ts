@@ -4,177 +4,205 @@
  */
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
 import { describeValue } from "./describe-value.js";
+import {
+  isRawObject,
+  type RawContainer,
+  type RawFs,
+  type RawMemory,
+  type RawNode,
+  type RawPod,
+  type RawPodRef,
+  type RawProcessStats,
+  type RawPvcRef,
+  type RawRlimit,
+  type RawRuntime,
+  type RawSummary,
+  type RawVolume,
+} from "./raw-summary.js";
 import { parseRfc3339 } from "./rfc3339-time.js";
-import { FS_COUNTERS, MEMORY_COUNTERS, RLIMIT_COUNTERS, VOLUME_COUNTERS } from "./summary-fields.js";
 import { counterProblem } from "./uint64-counter.js";
-
-type RawObject = Readonly<Record<string, unknown>>;
 
 /**
  * Checks `raw` (a decoded JSON/YAML value) as a Summary API response. `path` names it in issues
  * (`steps[3].summary`). `null` and missing blocks are fine ("not reported"); unknown fields are
- * ignored, because real responses carry many the eviction manager never reads.
+ * ignored, because real responses carry many that the eviction manager never reads.
+ *
+ * Replay runs this over every step before the first one, so it is written for speed: fields are read
+ * by name, and a field's path is only put together when there is something to report.
  */
 export function validateSummary(raw: unknown, path: string, issues: IssueList): void {
-  const summary = asObject(raw, path, issues, true);
-  if (summary === undefined) return;
-  const node = asObject(summary.node, pathKey(path, "node"), issues);
-  if (node !== undefined) checkNode(node, pathKey(path, "node"), issues);
-  const pods = asList(summary.pods, pathKey(path, "pods"), issues);
-  if (pods !== undefined) {
-    const podsPath = pathKey(path, "pods");
-    for (let i = 0; i < pods.length; i++) {
-      const podPath = pathIndex(podsPath, i);
-      const pod = asObject(pods[i], podPath, issues, true);
-      if (pod !== undefined) checkPod(pod, podPath, issues);
-    }
+  if (!isRawObject(raw)) {
+    issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
+    return;
+  }
+  const summary = raw as RawSummary;
+  if (isPresent(summary.node, path, "node", issues)) checkNode(summary.node as RawNode, child(path, "node"), issues);
+  const pods = listAt(summary.pods, path, "pods", issues);
+  const podsPath = child(path, "pods");
+  for (let i = 0; i < pods.length; i++) {
+    const podPath = pathIndex(podsPath, i);
+    if (isListItem(pods[i], podPath, issues)) checkPod(pods[i] as RawPod, podPath, issues);
   }
 }
 
-function checkNode(node: RawObject, path: string, issues: IssueList): void {
-  checkString(node, "nodeName", path, issues, false);
-  const systemContainers = asList(node.systemContainers, pathKey(path, "systemContainers"), issues);
-  if (systemContainers !== undefined) {
-    const listPath = pathKey(path, "systemContainers");
-    for (let i = 0; i < systemContainers.length; i++) {
-      const itemPath = pathIndex(listPath, i);
-      const container = asObject(systemContainers[i], itemPath, issues, true);
-      if (container === undefined) continue;
-      checkString(container, "name", itemPath, issues, false);
-      checkBlock(container, "memory", MEMORY_COUNTERS, itemPath, issues);
-    }
+function checkNode(node: RawNode, path: string, issues: IssueList): void {
+  checkString(node.nodeName, path, "nodeName", false, issues);
+  const systemContainers = listAt(node.systemContainers, path, "systemContainers", issues);
+  for (let i = 0; i < systemContainers.length; i++) {
+    const itemPath = pathIndex(child(path, "systemContainers"), i);
+    if (!isListItem(systemContainers[i], itemPath, issues)) continue;
+    const container = systemContainers[i] as RawContainer;
+    checkString(container.name, itemPath, "name", false, issues);
+    checkMemory(container.memory, itemPath, "memory", issues);
   }
-  checkBlock(node, "memory", MEMORY_COUNTERS, path, issues);
-  checkBlock(node, "fs", FS_COUNTERS, path, issues);
-  const runtime = asObject(node.runtime, pathKey(path, "runtime"), issues);
-  if (runtime !== undefined) {
-    const runtimePath = pathKey(path, "runtime");
-    checkBlock(runtime, "imageFs", FS_COUNTERS, runtimePath, issues);
-    checkBlock(runtime, "containerFs", FS_COUNTERS, runtimePath, issues);
+  checkMemory(node.memory, path, "memory", issues);
+  checkFs(node.fs, path, "fs", issues);
+  if (isPresent(node.runtime, path, "runtime", issues)) {
+    const runtime = node.runtime as RawRuntime;
+    checkFs(runtime.imageFs, child(path, "runtime"), "imageFs", issues);
+    checkFs(runtime.containerFs, child(path, "runtime"), "containerFs", issues);
   }
-  checkBlock(node, "rlimit", RLIMIT_COUNTERS, path, issues);
+  if (isPresent(node.rlimit, path, "rlimit", issues)) {
+    const rlimit = node.rlimit as RawRlimit;
+    const rlimitPath = child(path, "rlimit");
+    checkTime(rlimit.time, path, "rlimit", issues);
+    checkCounter(rlimit.maxpid, rlimitPath, "maxpid", issues);
+    checkCounter(rlimit.curproc, rlimitPath, "curproc", issues);
+  }
 }
 
-function checkPod(pod: RawObject, path: string, issues: IssueList): void {
-  const refPath = pathKey(path, "podRef");
+function checkPod(pod: RawPod, path: string, issues: IssueList): void {
+  const refPath = child(path, "podRef");
   if (pod.podRef === undefined || pod.podRef === null) {
     issues.error(refPath, "missing-field", "podRef is required: pod stats are matched to pods by it");
-  } else {
-    const ref = asObject(pod.podRef, refPath, issues);
-    if (ref !== undefined) {
-      checkString(ref, "name", refPath, issues, true);
-      checkString(ref, "namespace", refPath, issues, true);
-      // Not required: Go decodes a missing uid as "", and replay then matches by namespace/name
-      // (metrics-server's fixtures, summary-7.json, carry podRefs without uid).
-      checkString(ref, "uid", refPath, issues, false);
-    }
+  } else if (isPresent(pod.podRef, path, "podRef", issues)) {
+    const ref = pod.podRef as RawPodRef;
+    checkString(ref.name, refPath, "name", true, issues);
+    checkString(ref.namespace, refPath, "namespace", true, issues);
+    // Not required: Go decodes a missing uid as "", and replay then matches by namespace/name
+    // (metrics-server's fixtures, summary-7.json among them, carry podRefs without a uid).
+    checkString(ref.uid, refPath, "uid", false, issues);
   }
-  checkBlock(pod, "memory", MEMORY_COUNTERS, path, issues);
+  checkMemory(pod.memory, path, "memory", issues);
 
-  const containers = asList(pod.containers, pathKey(path, "containers"), issues);
-  if (containers !== undefined) {
-    const listPath = pathKey(path, "containers");
-    for (let i = 0; i < containers.length; i++) {
-      const itemPath = pathIndex(listPath, i);
-      const container = asObject(containers[i], itemPath, issues, true);
-      if (container === undefined) continue;
-      checkString(container, "name", itemPath, issues, false);
-      checkBlock(container, "memory", MEMORY_COUNTERS, itemPath, issues);
-      checkBlock(container, "rootfs", FS_COUNTERS, itemPath, issues);
-      checkBlock(container, "logs", FS_COUNTERS, itemPath, issues);
-    }
+  const containers = listAt(pod.containers, path, "containers", issues);
+  for (let i = 0; i < containers.length; i++) {
+    const itemPath = pathIndex(child(path, "containers"), i);
+    if (!isListItem(containers[i], itemPath, issues)) continue;
+    const container = containers[i] as RawContainer;
+    checkString(container.name, itemPath, "name", false, issues);
+    checkMemory(container.memory, itemPath, "memory", issues);
+    checkFs(container.rootfs, itemPath, "rootfs", issues);
+    checkFs(container.logs, itemPath, "logs", issues);
   }
 
-  const volumes = asList(pod.volume, pathKey(path, "volume"), issues);
-  if (volumes !== undefined) {
-    const listPath = pathKey(path, "volume");
-    for (let i = 0; i < volumes.length; i++) {
-      const itemPath = pathIndex(listPath, i);
-      const volume = asObject(volumes[i], itemPath, issues, true);
-      if (volume === undefined) continue;
-      checkString(volume, "name", itemPath, issues, false);
-      checkCounters(volume, VOLUME_COUNTERS, itemPath, issues);
-      const pvcRef = asObject(volume.pvcRef, pathKey(itemPath, "pvcRef"), issues);
-      if (pvcRef !== undefined) {
-        checkString(pvcRef, "name", pathKey(itemPath, "pvcRef"), issues, false);
-        checkString(pvcRef, "namespace", pathKey(itemPath, "pvcRef"), issues, false);
-      }
+  const volumes = listAt(pod.volume, path, "volume", issues);
+  for (let i = 0; i < volumes.length; i++) {
+    const itemPath = pathIndex(child(path, "volume"), i);
+    if (!isListItem(volumes[i], itemPath, issues)) continue;
+    const volume = volumes[i] as RawVolume;
+    checkString(volume.name, itemPath, "name", false, issues);
+    checkCounter(volume.usedBytes, itemPath, "usedBytes", issues);
+    checkCounter(volume.inodesUsed, itemPath, "inodesUsed", issues);
+    if (isPresent(volume.pvcRef, itemPath, "pvcRef", issues)) {
+      const pvcRef = volume.pvcRef as RawPvcRef;
+      checkString(pvcRef.name, child(itemPath, "pvcRef"), "name", false, issues);
+      checkString(pvcRef.namespace, child(itemPath, "pvcRef"), "namespace", false, issues);
     }
   }
 
-  checkBlock(pod, "ephemeral-storage", FS_COUNTERS, path, issues);
-  const processStats = asObject(pod.process_stats, pathKey(path, "process_stats"), issues);
-  if (processStats !== undefined) {
-    checkCounters(processStats, ["process_count"], pathKey(path, "process_stats"), issues);
+  checkFs(pod["ephemeral-storage"], path, "ephemeral-storage", issues);
+  if (isPresent(pod.process_stats, path, "process_stats", issues)) {
+    checkCounter((pod.process_stats as RawProcessStats).process_count, child(path, "process_stats"), "process_count", issues);
   }
 }
 
-/** A stats block (`memory`, `fs`, ...): an optional object with a `time` and counters. */
-function checkBlock(
-  parent: RawObject,
-  key: string,
-  counters: readonly string[],
-  parentPath: string,
-  issues: IssueList,
-): void {
-  const raw = parent[key];
-  if (raw === undefined || raw === null) return;
-  const path = pathKey(parentPath, key);
-  const block = asObject(raw, path, issues);
-  if (block === undefined) return;
-  checkTime(block, path, issues);
-  checkCounters(block, counters, path, issues);
+function checkMemory(raw: unknown, parent: string, key: string, issues: IssueList): void {
+  if (!isPresent(raw, parent, key, issues)) return;
+  const memory = raw as RawMemory;
+  if (memory.time !== undefined && memory.time !== null) checkTime(memory.time, parent, key, issues);
+  if (!isPlainCounter(memory.availableBytes)) reportCounter(memory.availableBytes, parent, key, "availableBytes", issues);
+  if (!isPlainCounter(memory.workingSetBytes)) reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", issues);
+  if (!isPlainCounter(memory.usageBytes)) reportCounter(memory.usageBytes, parent, key, "usageBytes", issues);
 }
 
-function checkCounters(block: RawObject, counters: readonly string[], path: string, issues: IssueList): void {
-  for (const key of counters) {
-    const v = block[key];
-    if (v === undefined || v === null) continue;
-    // Fast path for the overwhelmingly common case; counterProblem covers the rest.
-    if (typeof v === "number" && v >= 0 && Number.isSafeInteger(v)) continue;
-    const problem = counterProblem(v);
-    if (problem !== undefined) issues.error(pathKey(path, key), "invalid-counter", problem);
-  }
+function checkFs(raw: unknown, parent: string, key: string, issues: IssueList): void {
+  if (!isPresent(raw, parent, key, issues)) return;
+  const fs = raw as RawFs;
+  if (fs.time !== undefined && fs.time !== null) checkTime(fs.time, parent, key, issues);
+  if (!isPlainCounter(fs.availableBytes)) reportCounter(fs.availableBytes, parent, key, "availableBytes", issues);
+  if (!isPlainCounter(fs.capacityBytes)) reportCounter(fs.capacityBytes, parent, key, "capacityBytes", issues);
+  if (!isPlainCounter(fs.usedBytes)) reportCounter(fs.usedBytes, parent, key, "usedBytes", issues);
+  if (!isPlainCounter(fs.inodesFree)) reportCounter(fs.inodesFree, parent, key, "inodesFree", issues);
+  if (!isPlainCounter(fs.inodes)) reportCounter(fs.inodes, parent, key, "inodes", issues);
+  if (!isPlainCounter(fs.inodesUsed)) reportCounter(fs.inodesUsed, parent, key, "inodesUsed", issues);
 }
 
-function checkTime(block: RawObject, path: string, issues: IssueList): void {
-  const v = block.time;
+/** The common case, decided inline: not reported, or a plain non-negative safe integer. */
+function isPlainCounter(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === "number" && v >= 0 && Number.isSafeInteger(v));
+}
+
+/** The rare case: anything else may still be valid (bigint, exact-integer sentinel). */
+function reportCounter(v: unknown, parent: string, block: string, key: string, issues: IssueList): void {
+  const problem = counterProblem(v);
+  if (problem !== undefined) issues.error(pathKey(pathKey(parent, block), key), "invalid-counter", problem);
+}
+
+function checkCounter(v: unknown, parent: string, key: string, issues: IssueList): void {
+  if (isPlainCounter(v)) return;
+  const problem = counterProblem(v);
+  if (problem !== undefined) issues.error(pathKey(parent, key), "invalid-counter", problem);
+}
+
+function checkTime(v: unknown, parent: string, block: string, issues: IssueList): void {
   if (v === undefined || v === null) return;
   if (typeof v === "string" && parseRfc3339(v) !== "invalid") return;
   issues.error(
-    pathKey(path, "time"),
+    pathKey(pathKey(parent, block), "time"),
     "invalid-time",
     `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${describeValue(v)}`,
   );
 }
 
-function checkString(obj: RawObject, key: string, path: string, issues: IssueList, required: boolean): void {
-  const v = obj[key];
+function checkString(v: unknown, parent: string, key: string, required: boolean, issues: IssueList): void {
   if (typeof v === "string") {
     if (v !== "" || !required) return;
   } else if (v === undefined || v === null) {
-    if (!required) return;
-    issues.error(pathKey(path, key), "missing-field", `${key} is required`);
+    if (required) issues.error(pathKey(parent, key), "missing-field", `${key} is required`);
     return;
   }
   const expected = required ? "a non-empty string" : "a string";
-  issues.error(pathKey(path, key), "invalid-type", `expected ${expected}, got ${describeValue(v)}`);
+  issues.error(pathKey(parent, key), "invalid-type", `expected ${expected}, got ${describeValue(v)}`);
 }
 
-/**
- * `raw` as an object; `undefined` (silently) when it is missing or null, unless `required` (the
- * summary itself, and list elements: a null pod entry is a broken document, not an unreported block).
- */
-function asObject(raw: unknown, path: string, issues: IssueList, required = false): RawObject | undefined {
-  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) return raw as RawObject;
-  if ((raw === undefined || raw === null) && !required) return undefined;
+/** Whether `raw` is a reported object; missing or null is "not reported", anything else an error. */
+function isPresent(raw: unknown, parent: string, key: string, issues: IssueList): boolean {
+  if (raw === undefined || raw === null) return false;
+  if (isRawObject(raw)) return true;
+  issues.error(pathKey(parent, key), "invalid-type", `expected an object, got ${describeValue(raw)}`);
+  return false;
+}
+
+/** A list element must be an object: a null pod entry is a broken document, not an unreported block. */
+function isListItem(raw: unknown, path: string, issues: IssueList): boolean {
+  if (isRawObject(raw)) return true;
   issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
-  return undefined;
+  return false;
 }
 
-function asList(raw: unknown, path: string, issues: IssueList): readonly unknown[] | undefined {
+const EMPTY: readonly unknown[] = [];
+
+/** `parent.key` for a key known to be a plain identifier (pathKey, minus its per-call regex test). */
+function child(parent: string, key: string): string {
+  return parent === "" ? key : `${parent}.${key}`;
+}
+
+/** The list at `parent.key`; missing or null is an empty list (Go's nil slice). */
+function listAt(raw: unknown, parent: string, key: string, issues: IssueList): readonly unknown[] {
   if (Array.isArray(raw)) return raw as readonly unknown[];
-  if (raw === undefined || raw === null) return undefined;
-  issues.error(path, "invalid-type", `expected a list, got ${describeValue(raw)}`);
-  return undefined;
+  if (raw !== undefined && raw !== null) {
+    issues.error(pathKey(parent, key), "invalid-type", `expected a list, got ${describeValue(raw)}`);
+  }
+  return EMPTY;
 }

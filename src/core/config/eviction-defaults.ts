@@ -1,6 +1,7 @@
 /**
- * The kubelet's default hard eviction thresholds (`pkg/kubelet/eviction/defaults_linux.go`, v1.30+
- * after kubernetes/kubernetes#121834, which added `imagefs.inodesFree`). evictd models a Linux node.
+ * The kubelet's eviction defaults: the hard thresholds (`pkg/kubelet/eviction/defaults_linux.go`, v1.30+
+ * after kubernetes/kubernetes#121834, which added `imagefs.inodesFree`; evictd models a Linux node) and
+ * the v1beta1 defaults of the other eviction fields (`pkg/kubelet/apis/config/v1beta1/defaults.go`).
  */
 import type { Signal } from "../model.js";
 

@@ -1,0 +1,95 @@
+/**
+ * The Summary API (stats/v1alpha1) JSON shape, as far as the eviction manager reads it, with every
+ * field still `unknown`: the contract the validator checks and the decoder reads (by name, which keeps
+ * property access monomorphic and fast). Everything else in a response (cpu, network, swap, psi, io,
+ * userDefinedMetrics, ...) is ignored, as upstream's eviction code never reads it.
+ */
+
+export interface RawSummary {
+  readonly node?: unknown;
+  readonly pods?: unknown;
+}
+
+export interface RawNode {
+  readonly nodeName?: unknown;
+  readonly systemContainers?: unknown;
+  readonly memory?: unknown;
+  readonly fs?: unknown;
+  readonly runtime?: unknown;
+  readonly rlimit?: unknown;
+}
+
+export interface RawRuntime {
+  readonly imageFs?: unknown;
+  readonly containerFs?: unknown;
+}
+
+/** `node.systemContainers[]` and `pods[].containers[]` (system containers have no rootfs/logs). */
+export interface RawContainer {
+  readonly name?: unknown;
+  readonly memory?: unknown;
+  readonly rootfs?: unknown;
+  readonly logs?: unknown;
+}
+
+export interface RawMemory {
+  readonly time?: unknown;
+  readonly availableBytes?: unknown;
+  readonly workingSetBytes?: unknown;
+  readonly usageBytes?: unknown;
+}
+
+export interface RawFs {
+  readonly time?: unknown;
+  readonly availableBytes?: unknown;
+  readonly capacityBytes?: unknown;
+  readonly usedBytes?: unknown;
+  readonly inodesFree?: unknown;
+  readonly inodes?: unknown;
+  readonly inodesUsed?: unknown;
+}
+
+/** int64 upstream; a negative PID count is meaningless, so both are checked as uint64 counters. */
+export interface RawRlimit {
+  readonly time?: unknown;
+  readonly maxpid?: unknown;
+  readonly curproc?: unknown;
+}
+
+export interface RawPod {
+  readonly podRef?: unknown;
+  readonly memory?: unknown;
+  readonly containers?: unknown;
+  /** Singular in JSON (`json:"volume,omitempty"` upstream). */
+  readonly volume?: unknown;
+  readonly "ephemeral-storage"?: unknown;
+  readonly process_stats?: unknown;
+}
+
+export interface RawPodRef {
+  readonly name?: unknown;
+  readonly namespace?: unknown;
+  readonly uid?: unknown;
+}
+
+/** Volume stats embed FsStats upstream; ranking reads only these. */
+export interface RawVolume {
+  readonly name?: unknown;
+  readonly usedBytes?: unknown;
+  readonly inodesUsed?: unknown;
+  readonly pvcRef?: unknown;
+}
+
+export interface RawPvcRef {
+  readonly name?: unknown;
+  readonly namespace?: unknown;
+}
+
+export interface RawProcessStats {
+  readonly process_count?: unknown;
+}
+
+/** A plain JSON object (not null, not a list). */
+export function isRawObject(raw: unknown): raw is object {
+  return typeof raw === "object" && raw !== null && !Array.isArray(raw);
+}
