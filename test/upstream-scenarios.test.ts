@@ -3,7 +3,7 @@
  * once and its jsonl output is checked against the assertions in the matching *.expect.json; the
  * ParseThresholdConfig cases run as config-only scenarios. Contract: docs replay-format.md.
  */
-import { before, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -712,12 +712,12 @@ describe("TestParseThresholdConfig cases", { skip: CLI_SKIP }, () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "evictd-parse-threshold-config-"));
   });
+  after(() => {
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
+  });
 
   parseCases.forEach((c, i) => {
-    test(c.name, (t) => {
-      t.after(() => {
-        if (i === parseCases.length - 1) rmSync(dir, { recursive: true, force: true });
-      });
+    test(c.name, () => {
       const scenario = {
         config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...c.config },
         filesystems: "single",

@@ -34,7 +34,7 @@ function resolveEvictionHard(
   if (own === undefined) {
     // nil evictionHard → the OS defaults. Upstream applies them only on the config-file path, so a
     // kubelet with neither --config nor --eviction-hard may run without hard thresholds; evictd
-    // treats "no evictionHard anywhere" as the defaults too (kubelet-semantics.md §1.3 point 8).
+    // treats "no evictionHard anywhere" as the defaults too (upstream applies them only on the config-file path, in loadConfigFile).
     const mapPath = pathKey(file.basePath, "evictionHard");
     return { map: { path: mapPath, entries: defaultEntries(mapPath, new Set()) }, origin: "default" };
   }

@@ -31,7 +31,7 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { parseRfc3339 } from "./rfc3339-time.js";
+import { Rfc3339Memo } from "./rfc3339-time.js";
 import { toCounter } from "./uint64-counter.js";
 import { validateSummary } from "./validate-summary.js";
 
@@ -82,13 +82,10 @@ export function decodeSummary(
   };
 }
 
-/**
- * Reads `time` fields. Memoises by text: a summary repeats a handful of time stamps hundreds of times
- * (every container of a scrape shares a few), and a Map lookup is cheaper than a parse.
- */
+/** Reads the `time` fields of one summary. */
 class TimeReader {
   private readonly defaultTime: EpochMs | undefined;
-  private readonly seen = new Map<string, EpochMs | undefined>();
+  private readonly memo = new Rfc3339Memo();
 
   constructor(defaultTime: EpochMs | undefined) {
     this.defaultTime = defaultTime;
@@ -98,12 +95,8 @@ class TimeReader {
   read(raw: unknown): EpochMs | undefined {
     if (raw === undefined || raw === null) return this.defaultTime;
     if (typeof raw !== "string") return undefined;
-    const known = this.seen.get(raw);
-    if (known !== undefined || this.seen.has(raw)) return known;
-    const parsed = parseRfc3339(raw);
-    const time = typeof parsed === "number" ? parsed : undefined;
-    this.seen.set(raw, time);
-    return time;
+    const parsed = this.memo.parse(raw);
+    return typeof parsed === "number" ? parsed : undefined;
   }
 }
 

@@ -121,3 +121,26 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
   return era * 146_097 + dayOfEra - 719_468;
 }
+
+/**
+ * `parseRfc3339` with a memo: a summary repeats a handful of time stamps hundreds of times (all stats
+ * of one scrape share a few), and a string comparison or Map hit is cheaper than a parse. One per
+ * summary, so it holds no more than that summary's distinct time stamps.
+ */
+export class Rfc3339Memo {
+  private readonly seen = new Map<string, EpochMs | "zero" | "invalid">();
+  private lastText: string | undefined;
+  private lastResult: EpochMs | "zero" | "invalid" = "invalid";
+
+  parse(text: string): EpochMs | "zero" | "invalid" {
+    if (text === this.lastText) return this.lastResult;
+    let result = this.seen.get(text);
+    if (result === undefined) {
+      result = parseRfc3339(text);
+      this.seen.set(text, result);
+    }
+    this.lastText = text;
+    this.lastResult = result;
+    return result;
+  }
+}

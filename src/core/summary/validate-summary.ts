@@ -19,8 +19,14 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { parseRfc3339 } from "./rfc3339-time.js";
+import { Rfc3339Memo } from "./rfc3339-time.js";
 import { counterProblem } from "./uint64-counter.js";
+
+/** What every check needs: where to report, and the time-stamp memo of this summary. */
+interface Context {
+  readonly issues: IssueList;
+  readonly times: Rfc3339Memo;
+}
 
 /**
  * Checks `raw` (a decoded JSON/YAML value) as a Summary API response. `path` names it in issues
@@ -31,111 +37,112 @@ import { counterProblem } from "./uint64-counter.js";
  * by name, and a field's path is only put together when there is something to report.
  */
 export function validateSummary(raw: unknown, path: string, issues: IssueList): void {
+  const ctx: Context = { issues, times: new Rfc3339Memo() };
   if (!isRawObject(raw)) {
-    issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
+    ctx.issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
     return;
   }
   const summary = raw as RawSummary;
-  if (isPresent(summary.node, path, "node", issues)) checkNode(summary.node as RawNode, child(path, "node"), issues);
-  const pods = listAt(summary.pods, path, "pods", issues);
+  if (isPresent(summary.node, path, "node", ctx)) checkNode(summary.node as RawNode, child(path, "node"), ctx);
+  const pods = listAt(summary.pods, path, "pods", ctx);
   const podsPath = child(path, "pods");
   for (let i = 0; i < pods.length; i++) {
     const podPath = pathIndex(podsPath, i);
-    if (isListItem(pods[i], podPath, issues)) checkPod(pods[i] as RawPod, podPath, issues);
+    if (isListItem(pods[i], podPath, ctx)) checkPod(pods[i] as RawPod, podPath, ctx);
   }
 }
 
-function checkNode(node: RawNode, path: string, issues: IssueList): void {
-  checkString(node.nodeName, path, "nodeName", false, issues);
-  const systemContainers = listAt(node.systemContainers, path, "systemContainers", issues);
+function checkNode(node: RawNode, path: string, ctx: Context): void {
+  checkString(node.nodeName, path, "nodeName", false, ctx);
+  const systemContainers = listAt(node.systemContainers, path, "systemContainers", ctx);
   for (let i = 0; i < systemContainers.length; i++) {
     const itemPath = pathIndex(child(path, "systemContainers"), i);
-    if (!isListItem(systemContainers[i], itemPath, issues)) continue;
+    if (!isListItem(systemContainers[i], itemPath, ctx)) continue;
     const container = systemContainers[i] as RawContainer;
-    checkString(container.name, itemPath, "name", false, issues);
-    checkMemory(container.memory, itemPath, "memory", issues);
+    checkString(container.name, itemPath, "name", false, ctx);
+    checkMemory(container.memory, itemPath, "memory", ctx);
   }
-  checkMemory(node.memory, path, "memory", issues);
-  checkFs(node.fs, path, "fs", issues);
-  if (isPresent(node.runtime, path, "runtime", issues)) {
+  checkMemory(node.memory, path, "memory", ctx);
+  checkFs(node.fs, path, "fs", ctx);
+  if (isPresent(node.runtime, path, "runtime", ctx)) {
     const runtime = node.runtime as RawRuntime;
-    checkFs(runtime.imageFs, child(path, "runtime"), "imageFs", issues);
-    checkFs(runtime.containerFs, child(path, "runtime"), "containerFs", issues);
+    checkFs(runtime.imageFs, child(path, "runtime"), "imageFs", ctx);
+    checkFs(runtime.containerFs, child(path, "runtime"), "containerFs", ctx);
   }
-  if (isPresent(node.rlimit, path, "rlimit", issues)) {
+  if (isPresent(node.rlimit, path, "rlimit", ctx)) {
     const rlimit = node.rlimit as RawRlimit;
     const rlimitPath = child(path, "rlimit");
-    checkTime(rlimit.time, path, "rlimit", issues);
-    checkCounter(rlimit.maxpid, rlimitPath, "maxpid", issues);
-    checkCounter(rlimit.curproc, rlimitPath, "curproc", issues);
+    checkTime(rlimit.time, path, "rlimit", ctx);
+    checkCounter(rlimit.maxpid, rlimitPath, "maxpid", ctx);
+    checkCounter(rlimit.curproc, rlimitPath, "curproc", ctx);
   }
 }
 
-function checkPod(pod: RawPod, path: string, issues: IssueList): void {
+function checkPod(pod: RawPod, path: string, ctx: Context): void {
   const refPath = child(path, "podRef");
   if (pod.podRef === undefined || pod.podRef === null) {
-    issues.error(refPath, "missing-field", "podRef is required: pod stats are matched to pods by it");
-  } else if (isPresent(pod.podRef, path, "podRef", issues)) {
+    ctx.issues.error(refPath, "missing-field", "podRef is required: pod stats are matched to pods by it");
+  } else if (isPresent(pod.podRef, path, "podRef", ctx)) {
     const ref = pod.podRef as RawPodRef;
-    checkString(ref.name, refPath, "name", true, issues);
-    checkString(ref.namespace, refPath, "namespace", true, issues);
+    checkString(ref.name, refPath, "name", true, ctx);
+    checkString(ref.namespace, refPath, "namespace", true, ctx);
     // Not required: Go decodes a missing uid as "", and replay then matches by namespace/name
     // (metrics-server's fixtures, summary-7.json among them, carry podRefs without a uid).
-    checkString(ref.uid, refPath, "uid", false, issues);
+    checkString(ref.uid, refPath, "uid", false, ctx);
   }
-  checkMemory(pod.memory, path, "memory", issues);
+  checkMemory(pod.memory, path, "memory", ctx);
 
-  const containers = listAt(pod.containers, path, "containers", issues);
+  const containers = listAt(pod.containers, path, "containers", ctx);
   for (let i = 0; i < containers.length; i++) {
     const itemPath = pathIndex(child(path, "containers"), i);
-    if (!isListItem(containers[i], itemPath, issues)) continue;
+    if (!isListItem(containers[i], itemPath, ctx)) continue;
     const container = containers[i] as RawContainer;
-    checkString(container.name, itemPath, "name", false, issues);
-    checkMemory(container.memory, itemPath, "memory", issues);
-    checkFs(container.rootfs, itemPath, "rootfs", issues);
-    checkFs(container.logs, itemPath, "logs", issues);
+    checkString(container.name, itemPath, "name", false, ctx);
+    checkMemory(container.memory, itemPath, "memory", ctx);
+    checkFs(container.rootfs, itemPath, "rootfs", ctx);
+    checkFs(container.logs, itemPath, "logs", ctx);
   }
 
-  const volumes = listAt(pod.volume, path, "volume", issues);
+  const volumes = listAt(pod.volume, path, "volume", ctx);
   for (let i = 0; i < volumes.length; i++) {
     const itemPath = pathIndex(child(path, "volume"), i);
-    if (!isListItem(volumes[i], itemPath, issues)) continue;
+    if (!isListItem(volumes[i], itemPath, ctx)) continue;
     const volume = volumes[i] as RawVolume;
-    checkString(volume.name, itemPath, "name", false, issues);
-    checkCounter(volume.usedBytes, itemPath, "usedBytes", issues);
-    checkCounter(volume.inodesUsed, itemPath, "inodesUsed", issues);
-    if (isPresent(volume.pvcRef, itemPath, "pvcRef", issues)) {
+    checkString(volume.name, itemPath, "name", false, ctx);
+    checkCounter(volume.usedBytes, itemPath, "usedBytes", ctx);
+    checkCounter(volume.inodesUsed, itemPath, "inodesUsed", ctx);
+    if (isPresent(volume.pvcRef, itemPath, "pvcRef", ctx)) {
       const pvcRef = volume.pvcRef as RawPvcRef;
-      checkString(pvcRef.name, child(itemPath, "pvcRef"), "name", false, issues);
-      checkString(pvcRef.namespace, child(itemPath, "pvcRef"), "namespace", false, issues);
+      checkString(pvcRef.name, child(itemPath, "pvcRef"), "name", false, ctx);
+      checkString(pvcRef.namespace, child(itemPath, "pvcRef"), "namespace", false, ctx);
     }
   }
 
-  checkFs(pod["ephemeral-storage"], path, "ephemeral-storage", issues);
-  if (isPresent(pod.process_stats, path, "process_stats", issues)) {
-    checkCounter((pod.process_stats as RawProcessStats).process_count, child(path, "process_stats"), "process_count", issues);
+  checkFs(pod["ephemeral-storage"], path, "ephemeral-storage", ctx);
+  if (isPresent(pod.process_stats, path, "process_stats", ctx)) {
+    checkCounter((pod.process_stats as RawProcessStats).process_count, child(path, "process_stats"), "process_count", ctx);
   }
 }
 
-function checkMemory(raw: unknown, parent: string, key: string, issues: IssueList): void {
-  if (!isPresent(raw, parent, key, issues)) return;
+function checkMemory(raw: unknown, parent: string, key: string, ctx: Context): void {
+  if (!isPresent(raw, parent, key, ctx)) return;
   const memory = raw as RawMemory;
-  if (memory.time !== undefined && memory.time !== null) checkTime(memory.time, parent, key, issues);
-  if (!isPlainCounter(memory.availableBytes)) reportCounter(memory.availableBytes, parent, key, "availableBytes", issues);
-  if (!isPlainCounter(memory.workingSetBytes)) reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", issues);
-  if (!isPlainCounter(memory.usageBytes)) reportCounter(memory.usageBytes, parent, key, "usageBytes", issues);
+  if (memory.time !== undefined && memory.time !== null) checkTime(memory.time, parent, key, ctx);
+  if (!isPlainCounter(memory.availableBytes)) reportCounter(memory.availableBytes, parent, key, "availableBytes", ctx);
+  if (!isPlainCounter(memory.workingSetBytes)) reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", ctx);
+  if (!isPlainCounter(memory.usageBytes)) reportCounter(memory.usageBytes, parent, key, "usageBytes", ctx);
 }
 
-function checkFs(raw: unknown, parent: string, key: string, issues: IssueList): void {
-  if (!isPresent(raw, parent, key, issues)) return;
+function checkFs(raw: unknown, parent: string, key: string, ctx: Context): void {
+  if (!isPresent(raw, parent, key, ctx)) return;
   const fs = raw as RawFs;
-  if (fs.time !== undefined && fs.time !== null) checkTime(fs.time, parent, key, issues);
-  if (!isPlainCounter(fs.availableBytes)) reportCounter(fs.availableBytes, parent, key, "availableBytes", issues);
-  if (!isPlainCounter(fs.capacityBytes)) reportCounter(fs.capacityBytes, parent, key, "capacityBytes", issues);
-  if (!isPlainCounter(fs.usedBytes)) reportCounter(fs.usedBytes, parent, key, "usedBytes", issues);
-  if (!isPlainCounter(fs.inodesFree)) reportCounter(fs.inodesFree, parent, key, "inodesFree", issues);
-  if (!isPlainCounter(fs.inodes)) reportCounter(fs.inodes, parent, key, "inodes", issues);
-  if (!isPlainCounter(fs.inodesUsed)) reportCounter(fs.inodesUsed, parent, key, "inodesUsed", issues);
+  if (fs.time !== undefined && fs.time !== null) checkTime(fs.time, parent, key, ctx);
+  if (!isPlainCounter(fs.availableBytes)) reportCounter(fs.availableBytes, parent, key, "availableBytes", ctx);
+  if (!isPlainCounter(fs.capacityBytes)) reportCounter(fs.capacityBytes, parent, key, "capacityBytes", ctx);
+  if (!isPlainCounter(fs.usedBytes)) reportCounter(fs.usedBytes, parent, key, "usedBytes", ctx);
+  if (!isPlainCounter(fs.inodesFree)) reportCounter(fs.inodesFree, parent, key, "inodesFree", ctx);
+  if (!isPlainCounter(fs.inodes)) reportCounter(fs.inodes, parent, key, "inodes", ctx);
+  if (!isPlainCounter(fs.inodesUsed)) reportCounter(fs.inodesUsed, parent, key, "inodesUsed", ctx);
 }
 
 /** The common case, decided inline: not reported, or a plain non-negative safe integer. */
@@ -144,50 +151,50 @@ function isPlainCounter(v: unknown): boolean {
 }
 
 /** The rare case: anything else may still be valid (bigint, exact-integer sentinel). */
-function reportCounter(v: unknown, parent: string, block: string, key: string, issues: IssueList): void {
+function reportCounter(v: unknown, parent: string, block: string, key: string, ctx: Context): void {
   const problem = counterProblem(v);
-  if (problem !== undefined) issues.error(pathKey(pathKey(parent, block), key), "invalid-counter", problem);
+  if (problem !== undefined) ctx.issues.error(pathKey(pathKey(parent, block), key), "invalid-counter", problem);
 }
 
-function checkCounter(v: unknown, parent: string, key: string, issues: IssueList): void {
+function checkCounter(v: unknown, parent: string, key: string, ctx: Context): void {
   if (isPlainCounter(v)) return;
   const problem = counterProblem(v);
-  if (problem !== undefined) issues.error(pathKey(parent, key), "invalid-counter", problem);
+  if (problem !== undefined) ctx.issues.error(pathKey(parent, key), "invalid-counter", problem);
 }
 
-function checkTime(v: unknown, parent: string, block: string, issues: IssueList): void {
+function checkTime(v: unknown, parent: string, block: string, ctx: Context): void {
   if (v === undefined || v === null) return;
-  if (typeof v === "string" && parseRfc3339(v) !== "invalid") return;
-  issues.error(
+  if (typeof v === "string" && ctx.times.parse(v) !== "invalid") return;
+  ctx.issues.error(
     pathKey(pathKey(parent, block), "time"),
     "invalid-time",
     `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${describeValue(v)}`,
   );
 }
 
-function checkString(v: unknown, parent: string, key: string, required: boolean, issues: IssueList): void {
+function checkString(v: unknown, parent: string, key: string, required: boolean, ctx: Context): void {
   if (typeof v === "string") {
     if (v !== "" || !required) return;
   } else if (v === undefined || v === null) {
-    if (required) issues.error(pathKey(parent, key), "missing-field", `${key} is required`);
+    if (required) ctx.issues.error(pathKey(parent, key), "missing-field", `${key} is required`);
     return;
   }
   const expected = required ? "a non-empty string" : "a string";
-  issues.error(pathKey(parent, key), "invalid-type", `expected ${expected}, got ${describeValue(v)}`);
+  ctx.issues.error(pathKey(parent, key), "invalid-type", `expected ${expected}, got ${describeValue(v)}`);
 }
 
 /** Whether `raw` is a reported object; missing or null is "not reported", anything else an error. */
-function isPresent(raw: unknown, parent: string, key: string, issues: IssueList): boolean {
+function isPresent(raw: unknown, parent: string, key: string, ctx: Context): boolean {
   if (raw === undefined || raw === null) return false;
   if (isRawObject(raw)) return true;
-  issues.error(pathKey(parent, key), "invalid-type", `expected an object, got ${describeValue(raw)}`);
+  ctx.issues.error(pathKey(parent, key), "invalid-type", `expected an object, got ${describeValue(raw)}`);
   return false;
 }
 
 /** A list element must be an object: a null pod entry is a broken document, not an unreported block. */
-function isListItem(raw: unknown, path: string, issues: IssueList): boolean {
+function isListItem(raw: unknown, path: string, ctx: Context): boolean {
   if (isRawObject(raw)) return true;
-  issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
+  ctx.issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
   return false;
 }
 
@@ -199,10 +206,10 @@ function child(parent: string, key: string): string {
 }
 
 /** The list at `parent.key`; missing or null is an empty list (Go's nil slice). */
-function listAt(raw: unknown, parent: string, key: string, issues: IssueList): readonly unknown[] {
+function listAt(raw: unknown, parent: string, key: string, ctx: Context): readonly unknown[] {
   if (Array.isArray(raw)) return raw as readonly unknown[];
   if (raw !== undefined && raw !== null) {
-    issues.error(pathKey(parent, key), "invalid-type", `expected a list, got ${describeValue(raw)}`);
+    ctx.issues.error(pathKey(parent, key), "invalid-type", `expected a list, got ${describeValue(raw)}`);
   }
   return EMPTY;
 }
