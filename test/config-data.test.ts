@@ -5,7 +5,7 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, test } from "node:test";
 import { loadKubeletConfigFile } from "../src/adapters/config-file/load-kubelet-config-file.js";
-import { locateIssues } from "../src/adapters/config-file/position-lookup.js";
+import { locateIssues } from "../src/adapters/files/position-lookup.js";
 import { buildEvictionConfig } from "../src/core/config/build-eviction-config.js";
 import type { EvictionConfig, ThresholdValue } from "../src/core/model.js";
 import { formatQuantity, quantityValue } from "../src/core/quantity.js";

@@ -95,7 +95,7 @@ describe("bad input is reported, never thrown", () => {
         severity: "error",
         path: "config",
         code: "file-not-found",
-        message: "the config file does not exist",
+        message: "no such file",
         file: p,
       },
     ]);
@@ -125,7 +125,7 @@ describe("bad input is reported, never thrown", () => {
       await file("latin1.yaml", new Uint8Array([0x61, 0x3a, 0x20, 0xff, 0xfe])),
     );
     assert.ok(!r.ok);
-    assert.equal(r.issues[0]?.message, "the config file is not valid UTF-8 text");
+    assert.equal(r.issues[0]?.message, "the file is not valid UTF-8 text");
   });
 
   test("YAML syntax errors carry line:column", async () => {
@@ -159,7 +159,7 @@ describe("bad input is reported, never thrown", () => {
         [
           "multiple-documents",
           3,
-          "the config file holds 2 YAML documents; a kubelet config file holds exactly one KubeletConfiguration",
+          "the file holds 2 YAML documents; expected exactly one",
         ],
       ],
     );

@@ -14,8 +14,7 @@ import { validateSummary } from "../../core/summary/validate-summary.js";
 import { parseRfc3339 } from "../../core/summary/rfc3339-time.js";
 import type { RawSummary, Scenario, ScenarioStep } from "../../app/replay/scenario.js";
 import { loadKubeletConfigFile, locateIssues } from "../config-file/index.js";
-import { parseStructuredText, readStructuredFile, type StructuredFile } from "../files/read-structured-file.js";
-import { positionsOf } from "./positions.js";
+import { parseStructuredText, readStructuredFile, type StructuredFile } from "../files/structured-file.js";
 
 export type ScenarioResult = { ok: true; scenario: Scenario } | { ok: false; issues: Issue[] };
 
@@ -109,7 +108,7 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
   if (root["flags"] !== undefined) {
     if (!Array.isArray(root["flags"]) || !root["flags"].every((f) => typeof f === "string")) {
       issues.error("flags", "type", `expected a list of kubelet flags such as ["--eviction-hard=memory.available<100Mi"], got ${show(root["flags"])}`);
-    } else flags = root["flags"] as string[];
+    } else flags = root["flags"];
   }
   const built =
     configPositions !== undefined && !configPositions.ok
@@ -171,8 +170,8 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
     }
   }
 
-  const located = locateIssues(issues.items, "", positionsOf(parsed), label);
-  const all = [...located, ...external];
+  const located = locateIssues(issues.items, "", parsed.positions, label);
+  const all = [...parsed.warnings, ...located, ...external];
   if (all.some((i) => i.severity === "error") || built === undefined || !built.ok) {
     return { ok: false, issues: all };
   }
@@ -276,7 +275,7 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
       issues.error(`${path}.${key}`, "type", `expected a list of pods as "namespace/name" or UID, got ${show(v)}`);
       return [];
     }
-    return v as string[];
+    return v;
   };
   const podList = (key: string): Pod[] => {
     const v = raw[key];
