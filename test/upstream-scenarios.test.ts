@@ -120,18 +120,57 @@ interface ScenarioExpectation {
 }
 
 const SCENARIO_KEYS = new Set(["description", "upstream", "notes", "why", "config", "steps"]);
-const CONFIG_KEYS = new Set(["thresholds", "containerfsThresholds", "pressureTransitionPeriod", "maxPodGracePeriodSeconds"]);
+const CONFIG_KEYS = new Set([
+  "thresholds",
+  "containerfsThresholds",
+  "pressureTransitionPeriod",
+  "maxPodGracePeriodSeconds",
+]);
 const THRESHOLD_KEYS = new Set(["signal", "value", "gracePeriod", "minReclaim", "hard", "derivedFrom"]);
 const STEP_KEYS = new Set([
-  "index", "comment", "conditions", "conditionsInclude", "conditionsExclude", "evicted", "evictedCount",
-  "notEvicted", "gracePeriodSeconds", "effectiveGracePeriodSeconds", "killFailed", "evictionKind", "message",
-  "messageIncludes", "disruptionCondition", "admission", "admissionMessages", "reclaimRan", "reclaimIncludes",
-  "reclaimExcludes", "reclaimSufficient", "ranking", "rankingPrefix", "refused", "refusedReason", "actedOn",
-  "thresholdsMet", "observations",
+  "index",
+  "comment",
+  "conditions",
+  "conditionsInclude",
+  "conditionsExclude",
+  "evicted",
+  "evictedCount",
+  "notEvicted",
+  "gracePeriodSeconds",
+  "effectiveGracePeriodSeconds",
+  "killFailed",
+  "evictionKind",
+  "message",
+  "messageIncludes",
+  "disruptionCondition",
+  "admission",
+  "admissionMessages",
+  "reclaimRan",
+  "reclaimIncludes",
+  "reclaimExcludes",
+  "reclaimSufficient",
+  "ranking",
+  "rankingPrefix",
+  "refused",
+  "refusedReason",
+  "actedOn",
+  "thresholdsMet",
+  "observations",
 ]);
 const STRING_LIST_STEP_KEYS = [
-  "conditions", "conditionsInclude", "conditionsExclude", "evicted", "notEvicted", "messageIncludes", "reclaimRan",
-  "reclaimIncludes", "reclaimExcludes", "ranking", "rankingPrefix", "refused", "thresholdsMet",
+  "conditions",
+  "conditionsInclude",
+  "conditionsExclude",
+  "evicted",
+  "notEvicted",
+  "messageIncludes",
+  "reclaimRan",
+  "reclaimIncludes",
+  "reclaimExcludes",
+  "ranking",
+  "rankingPrefix",
+  "refused",
+  "thresholdsMet",
 ] as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -164,7 +203,8 @@ function thresholdProblems(v: unknown, where: string): string[] {
 function stepProblems(v: unknown, where: string): string[] {
   if (!isRecord(v)) return [`${where}: not an object`];
   const problems = unknownKeys(v, STEP_KEYS, where);
-  if (typeof v["index"] !== "number" || !Number.isInteger(v["index"])) problems.push(`${where}.index: integer required`);
+  if (typeof v["index"] !== "number" || !Number.isInteger(v["index"]))
+    problems.push(`${where}.index: integer required`);
   for (const k of STRING_LIST_STEP_KEYS) {
     if (k in v && !isStringList(v[k])) problems.push(`${where}.${k}: list of strings expected`);
   }
@@ -177,22 +217,40 @@ function stepProblems(v: unknown, where: string): string[] {
   for (const k of ["message", "evictionKind", "refusedReason", "comment"]) {
     if (k in v && typeof v[k] !== "string") problems.push(`${where}.${k}: string expected`);
   }
-  if ("actedOn" in v && v["actedOn"] !== null && typeof v["actedOn"] !== "string") problems.push(`${where}.actedOn: string or null expected`);
-  if ("admission" in v && !(Array.isArray(v["admission"]) && v["admission"].every((x) => typeof x === "boolean"))) {
+  if ("actedOn" in v && v["actedOn"] !== null && typeof v["actedOn"] !== "string")
+    problems.push(`${where}.actedOn: string or null expected`);
+  if (
+    "admission" in v &&
+    !(Array.isArray(v["admission"]) && v["admission"].every((x) => typeof x === "boolean"))
+  ) {
     problems.push(`${where}.admission: list of booleans expected`);
   }
-  if ("admissionMessages" in v && !(isRecord(v["admissionMessages"]) && Object.values(v["admissionMessages"]).every((x) => typeof x === "string"))) {
+  if (
+    "admissionMessages" in v &&
+    !(
+      isRecord(v["admissionMessages"]) &&
+      Object.values(v["admissionMessages"]).every((x) => typeof x === "string")
+    )
+  ) {
     problems.push(`${where}.admissionMessages: map of strings expected`);
   }
   if ("disruptionCondition" in v && v["disruptionCondition"] !== null) {
     const c = v["disruptionCondition"];
-    if (!isRecord(c) || typeof c["type"] !== "string" || typeof c["status"] !== "string" || typeof c["reason"] !== "string") {
+    if (
+      !isRecord(c) ||
+      typeof c["type"] !== "string" ||
+      typeof c["status"] !== "string" ||
+      typeof c["reason"] !== "string"
+    ) {
       problems.push(`${where}.disruptionCondition: {type, status, reason, message?} or null expected`);
     }
   }
   if ("observations" in v) {
     const o = v["observations"];
-    if (!isRecord(o) || !Object.values(o).every((x) => isRecord(x) && Object.values(x).every((q) => typeof q === "string"))) {
+    if (
+      !isRecord(o) ||
+      !Object.values(o).every((x) => isRecord(x) && Object.values(x).every((q) => typeof q === "string"))
+    ) {
       problems.push(`${where}.observations: map of {available?, capacity?} strings expected`);
     }
   }
@@ -237,11 +295,32 @@ interface Rational {
   den: bigint;
 }
 
-const BINARY_SUFFIX: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
-const DECIMAL_EXPONENT: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_SUFFIX: Record<string, bigint> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
+const DECIMAL_EXPONENT: Record<string, number> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  "": 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
 
 function parseQuantity(text: string): Rational | undefined {
-  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$/.exec(text.trim());
+  const m =
+    /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$/.exec(
+      text.trim(),
+    );
   if (m === null) return undefined;
   const [, sign = "", whole = "", frac = "", suffix, exponent] = m;
   if (whole === "" && frac === "") return undefined;
@@ -274,7 +353,16 @@ function sameValue(expected: string, actual: unknown): boolean {
   return eq !== undefined && aq !== undefined && eq.num * aq.den === aq.num * eq.den;
 }
 
-const DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, "µs": 1e3, "μs": 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const DURATION_UNIT_NS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
 
 /** Go duration string to nanoseconds (undefined when malformed). */
 function parseDuration(text: string): number | undefined {
@@ -365,9 +453,16 @@ function runReplay(file: string): ReplayRun {
     maxBuffer: 256 * 1024 * 1024,
     timeout: 120_000,
   });
-  const run: ReplayRun = { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", steps: [], problems: [] };
+  const run: ReplayRun = {
+    status: r.status,
+    stdout: r.stdout ?? "",
+    stderr: r.stderr ?? "",
+    steps: [],
+    problems: [],
+  };
   if (r.error !== undefined) run.problems.push(`could not run evictd: ${r.error.message}`);
-  if (r.status !== 0) run.problems.push(`evictd replay exited ${String(r.status)}; stderr:\n${run.stderr.trim()}`);
+  if (r.status !== 0)
+    run.problems.push(`evictd replay exited ${String(r.status)}; stderr:\n${run.stderr.trim()}`);
   const lines = run.stdout.split("\n").filter((l) => l.trim() !== "");
   lines.forEach((line, i) => {
     let v: unknown;
@@ -378,7 +473,8 @@ function runReplay(file: string): ReplayRun {
       return;
     }
     if (!isRecord(v)) run.problems.push(`stdout line ${i} is not a JSON object`);
-    else if (i === 0 && v["type"] === "config" && Array.isArray(v["thresholds"])) run.config = v as unknown as ConfigLine;
+    else if (i === 0 && v["type"] === "config" && Array.isArray(v["thresholds"]))
+      run.config = v as unknown as ConfigLine;
     else if (i > 0 && v["type"] === "step") run.steps.push(v as unknown as StepLine);
     else run.problems.push(`stdout line ${i}: unexpected line type ${show(v["type"])}`);
   });
@@ -406,7 +502,11 @@ function thresholdMatches(e: ThresholdExpectation, a: OutThreshold): boolean {
 }
 
 /** Exact multiset comparison of thresholds (order ignored, as upstream's thresholdsEqual). */
-function compareThresholdSets(what: string, expected: ThresholdExpectation[], actual: OutThreshold[]): string[] {
+function compareThresholdSets(
+  what: string,
+  expected: ThresholdExpectation[],
+  actual: OutThreshold[],
+): string[] {
   const left = [...actual];
   const missing: ThresholdExpectation[] = [];
   for (const e of expected) {
@@ -423,21 +523,44 @@ function compareThresholdSets(what: string, expected: ThresholdExpectation[], ac
 }
 
 /** Thresholds the engine derives for containerfs from nodefs/imagefs (UpdateContainerFsThresholds). */
-const isDerivedContainerFs = (t: OutThreshold): boolean => t.derivedFrom !== undefined && t.signal.startsWith("containerfs.");
+const isDerivedContainerFs = (t: OutThreshold): boolean =>
+  t.derivedFrom !== undefined && t.signal.startsWith("containerfs.");
 
 function checkConfig(exp: ConfigExpectation, config: ConfigLine): string[] {
   const out: string[] = [];
   if (exp.thresholds !== undefined) {
-    out.push(...compareThresholdSets("thresholds", exp.thresholds, config.thresholds.filter((t) => !isDerivedContainerFs(t))));
+    out.push(
+      ...compareThresholdSets(
+        "thresholds",
+        exp.thresholds,
+        config.thresholds.filter((t) => !isDerivedContainerFs(t)),
+      ),
+    );
   }
   if (exp.containerfsThresholds !== undefined) {
-    out.push(...compareThresholdSets("containerfs thresholds", exp.containerfsThresholds, config.thresholds.filter((t) => t.signal.startsWith("containerfs."))));
+    out.push(
+      ...compareThresholdSets(
+        "containerfs thresholds",
+        exp.containerfsThresholds,
+        config.thresholds.filter((t) => t.signal.startsWith("containerfs.")),
+      ),
+    );
   }
-  if (exp.pressureTransitionPeriod !== undefined && !sameDuration(exp.pressureTransitionPeriod, config.evictionPressureTransitionPeriod)) {
-    out.push(`evictionPressureTransitionPeriod: expected ${exp.pressureTransitionPeriod}, got ${show(config.evictionPressureTransitionPeriod)}`);
+  if (
+    exp.pressureTransitionPeriod !== undefined &&
+    !sameDuration(exp.pressureTransitionPeriod, config.evictionPressureTransitionPeriod)
+  ) {
+    out.push(
+      `evictionPressureTransitionPeriod: expected ${exp.pressureTransitionPeriod}, got ${show(config.evictionPressureTransitionPeriod)}`,
+    );
   }
-  if (exp.maxPodGracePeriodSeconds !== undefined && exp.maxPodGracePeriodSeconds !== config.evictionMaxPodGracePeriod) {
-    out.push(`evictionMaxPodGracePeriod: expected ${exp.maxPodGracePeriodSeconds}, got ${show(config.evictionMaxPodGracePeriod)}`);
+  if (
+    exp.maxPodGracePeriodSeconds !== undefined &&
+    exp.maxPodGracePeriodSeconds !== config.evictionMaxPodGracePeriod
+  ) {
+    out.push(
+      `evictionMaxPodGracePeriod: expected ${exp.maxPodGracePeriodSeconds}, got ${show(config.evictionMaxPodGracePeriod)}`,
+    );
   }
   return out;
 }
@@ -455,18 +578,24 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
   const ranking = step.ranking;
   const ran = step.reclaim?.ran ?? [];
 
-  if (exp.conditions !== undefined && show(exp.conditions) !== show(conditions)) mismatch("conditions", exp.conditions, conditions);
-  for (const c of exp.conditionsInclude ?? []) if (!conditions.includes(c)) mismatch(`conditions include ${c}`, true, conditions);
-  for (const c of exp.conditionsExclude ?? []) if (conditions.includes(c)) mismatch(`conditions exclude ${c}`, true, conditions);
+  if (exp.conditions !== undefined && show(exp.conditions) !== show(conditions))
+    mismatch("conditions", exp.conditions, conditions);
+  for (const c of exp.conditionsInclude ?? [])
+    if (!conditions.includes(c)) mismatch(`conditions include ${c}`, true, conditions);
+  for (const c of exp.conditionsExclude ?? [])
+    if (conditions.includes(c)) mismatch(`conditions exclude ${c}`, true, conditions);
 
-  if (exp.evicted !== undefined && show(exp.evicted) !== show(evicted)) mismatch("evicted", exp.evicted, evicted);
-  if (exp.evictedCount !== undefined && exp.evictedCount !== evicted.length) mismatch("number of evictions", exp.evictedCount, evicted);
+  if (exp.evicted !== undefined && show(exp.evicted) !== show(evicted))
+    mismatch("evicted", exp.evicted, evicted);
+  if (exp.evictedCount !== undefined && exp.evictedCount !== evicted.length)
+    mismatch("number of evictions", exp.evictedCount, evicted);
   for (const p of exp.notEvicted ?? []) if (evicted.includes(p)) mismatch(`${p} not evicted`, true, evicted);
 
   const perEviction = <K extends keyof OutEviction>(field: K, want: OutEviction[K] | undefined): void => {
     if (want === undefined) return;
     if (evictions.length === 0) mismatch(`${field} (no eviction at this step)`, want, evicted);
-    for (const e of evictions) if (show(e[field]) !== show(want)) mismatch(`${e.pod} ${field}`, want, e[field]);
+    for (const e of evictions)
+      if (show(e[field]) !== show(want)) mismatch(`${e.pod} ${field}`, want, e[field]);
   };
   perEviction("gracePeriodSeconds", exp.gracePeriodSeconds);
   perEviction("effectiveGracePeriodSeconds", exp.effectiveGracePeriodSeconds);
@@ -474,18 +603,28 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
   perEviction("kind", exp.evictionKind);
   perEviction("message", exp.message);
   for (const sub of exp.messageIncludes ?? []) {
-    if (evictions.length === 0) mismatch(`message includes ${show(sub)} (no eviction at this step)`, sub, evicted);
-    for (const e of evictions) if (!(e.message ?? "").includes(sub)) mismatch(`${e.pod} message includes ${show(sub)}`, true, e.message);
+    if (evictions.length === 0)
+      mismatch(`message includes ${show(sub)} (no eviction at this step)`, sub, evicted);
+    for (const e of evictions)
+      if (!(e.message ?? "").includes(sub))
+        mismatch(`${e.pod} message includes ${show(sub)}`, true, e.message);
   }
   if (exp.disruptionCondition !== undefined) {
-    if (evictions.length === 0) mismatch("disruptionCondition (no eviction at this step)", exp.disruptionCondition, evicted);
+    if (evictions.length === 0)
+      mismatch("disruptionCondition (no eviction at this step)", exp.disruptionCondition, evicted);
     for (const e of evictions) {
       const c = e.condition;
       if (exp.disruptionCondition === null) {
         if (c !== undefined && c !== null) mismatch(`${e.pod} condition`, null, c);
       } else {
         const want = exp.disruptionCondition;
-        const ok = c !== undefined && c !== null && c.type === want.type && c.status === want.status && c.reason === want.reason && (want.message === undefined || c.message === want.message);
+        const ok =
+          c !== undefined &&
+          c !== null &&
+          c.type === want.type &&
+          c.status === want.status &&
+          c.reason === want.reason &&
+          (want.message === undefined || c.message === want.message);
         if (!ok) mismatch(`${e.pod} condition`, want, c);
       }
     }
@@ -500,23 +639,32 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
     if (entry?.message !== message) mismatch(`admission message for ${podKey}`, message, entry);
   }
 
-  if (exp.reclaimRan !== undefined && show(exp.reclaimRan) !== show(ran)) mismatch("reclaim.ran", exp.reclaimRan, step.reclaim ?? null);
-  for (const f of exp.reclaimIncludes ?? []) if (!ran.includes(f)) mismatch(`reclaim ran ${f}`, true, step.reclaim ?? null);
-  for (const f of exp.reclaimExcludes ?? []) if (ran.includes(f)) mismatch(`reclaim did not run ${f}`, true, step.reclaim ?? null);
+  if (exp.reclaimRan !== undefined && show(exp.reclaimRan) !== show(ran))
+    mismatch("reclaim.ran", exp.reclaimRan, step.reclaim ?? null);
+  for (const f of exp.reclaimIncludes ?? [])
+    if (!ran.includes(f)) mismatch(`reclaim ran ${f}`, true, step.reclaim ?? null);
+  for (const f of exp.reclaimExcludes ?? [])
+    if (ran.includes(f)) mismatch(`reclaim did not run ${f}`, true, step.reclaim ?? null);
   if (exp.reclaimSufficient !== undefined && step.reclaim?.sufficient !== exp.reclaimSufficient) {
     mismatch("reclaim.sufficient", exp.reclaimSufficient, step.reclaim ?? null);
   }
 
-  if (exp.ranking !== undefined && show(exp.ranking) !== show(ranking)) mismatch("ranking", exp.ranking, ranking);
-  if (exp.rankingPrefix !== undefined && show(exp.rankingPrefix) !== show((ranking ?? []).slice(0, exp.rankingPrefix.length))) {
+  if (exp.ranking !== undefined && show(exp.ranking) !== show(ranking))
+    mismatch("ranking", exp.ranking, ranking);
+  if (
+    exp.rankingPrefix !== undefined &&
+    show(exp.rankingPrefix) !== show((ranking ?? []).slice(0, exp.rankingPrefix.length))
+  ) {
     mismatch("ranking prefix", exp.rankingPrefix, ranking);
   }
   if (exp.refused !== undefined) {
     const got = (step.refused ?? []).map((r) => r.pod);
-    if (show(sorted(exp.refused)) !== show(sorted(got))) mismatch("refused (any order)", exp.refused, step.refused ?? []);
+    if (show(sorted(exp.refused)) !== show(sorted(got)))
+      mismatch("refused (any order)", exp.refused, step.refused ?? []);
   }
   if (exp.refusedReason !== undefined) {
-    for (const r of step.refused ?? []) if (r.reason !== exp.refusedReason) mismatch(`${r.pod} refusal reason`, exp.refusedReason, r.reason);
+    for (const r of step.refused ?? [])
+      if (r.reason !== exp.refusedReason) mismatch(`${r.pod} refusal reason`, exp.refusedReason, r.reason);
   }
 
   if (exp.actedOn !== undefined) {
@@ -525,7 +673,8 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
   }
   if (exp.thresholdsMet !== undefined) {
     const got = (step.thresholdsMet ?? []).map((t) => t.signal);
-    if (show(sorted(exp.thresholdsMet)) !== show(sorted(got))) mismatch("thresholdsMet signals (any order)", exp.thresholdsMet, got);
+    if (show(sorted(exp.thresholdsMet)) !== show(sorted(got)))
+      mismatch("thresholdsMet signals (any order)", exp.thresholdsMet, got);
   }
   for (const [signal, want] of Object.entries(exp.observations ?? {})) {
     const got = step.observations?.[signal];
@@ -533,8 +682,10 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
       mismatch(`observation ${signal}`, want, undefined);
       continue;
     }
-    if (want.available !== undefined && !sameValue(want.available, got.available)) mismatch(`observation ${signal} available`, want.available, got.available);
-    if (want.capacity !== undefined && !sameValue(want.capacity, got.capacity)) mismatch(`observation ${signal} capacity`, want.capacity, got.capacity);
+    if (want.available !== undefined && !sameValue(want.available, got.available))
+      mismatch(`observation ${signal} available`, want.available, got.available);
+    if (want.capacity !== undefined && !sameValue(want.capacity, got.capacity))
+      mismatch(`observation ${signal} capacity`, want.capacity, got.capacity);
   }
 
   if (out.length > 0) {
@@ -603,19 +754,28 @@ describe("upstream scenario files", () => {
         else previous = at;
       });
       // Referenced files (real data) must exist relative to the scenario file.
-      const refs: unknown[] = isRecord(s.document) ? [s.document["pods"], s.document["config"], ...steps.flatMap((st) => [st["summary"], st["afterReclaim"]])] : [];
+      const refs: unknown[] = isRecord(s.document)
+        ? [
+            s.document["pods"],
+            s.document["config"],
+            ...steps.flatMap((st) => [st["summary"], st["afterReclaim"]]),
+          ]
+        : [];
       for (const ref of refs) {
-        if (typeof ref === "string" && !existsSync(resolve(SCENARIO_DIR, ref))) problems.push(`referenced file not found: ${ref}`);
+        if (typeof ref === "string" && !existsSync(resolve(SCENARIO_DIR, ref)))
+          problems.push(`referenced file not found: ${ref}`);
       }
       try {
         const exp = loadExpectation(s);
         const seen = new Set<number>();
         for (const e of exp.steps) {
-          if (e.index < 0 || e.index >= steps.length) problems.push(`expectation for step ${e.index}, but the scenario has ${steps.length} steps`);
+          if (e.index < 0 || e.index >= steps.length)
+            problems.push(`expectation for step ${e.index}, but the scenario has ${steps.length} steps`);
           if (seen.has(e.index)) problems.push(`two expectations for step ${e.index}`);
           seen.add(e.index);
         }
-        if (exp.steps.length === 0 && exp.config === undefined) problems.push("expectation file asserts nothing");
+        if (exp.steps.length === 0 && exp.config === undefined)
+          problems.push("expectation file asserts nothing");
       } catch (err) {
         problems.push(err instanceof Error ? err.message : String(err));
       }
@@ -636,10 +796,12 @@ for (const s of scenarioFiles) {
 
     test("replay exits 0 with a config line and one line per step", () => {
       const problems = [...run.problems];
-      if (run.steps.length !== steps.length) problems.push(`expected ${steps.length} step lines, got ${run.steps.length}`);
+      if (run.steps.length !== steps.length)
+        problems.push(`expected ${steps.length} step lines, got ${run.steps.length}`);
       run.steps.forEach((line, i) => {
         const want = steps[i]?.["at"];
-        if (typeof want === "string" && parseDuration(want) !== parseDuration(line.at)) problems.push(`step line ${i}: at ${show(line.at)}, scenario says ${want}`);
+        if (typeof want === "string" && parseDuration(want) !== parseDuration(line.at))
+          problems.push(`step line ${i}: at ${show(line.at)}, scenario says ${want}`);
       });
       assertNoProblems(problems, `${s.name} (${s.yamlPath})`);
     });
@@ -659,7 +821,10 @@ for (const s of scenarioFiles) {
         const exp = expectation.steps.find((e) => e.index === index);
         assert.ok(exp !== undefined, `${s.name}: expectation for step ${index} vanished`);
         const line = run.steps[index];
-        assert.ok(line !== undefined, `${s.name} step ${index}: no output line\n  ${run.problems.join("\n  ")}`);
+        assert.ok(
+          line !== undefined,
+          `${s.name} step ${index}: no output line\n  ${run.problems.join("\n  ")}`,
+        );
         const problems = checkStep(exp, line);
         assertNoProblems(problems, `${s.name} step ${index} (at ${show(at)}; ${expectation.upstream})`);
       });
@@ -681,7 +846,8 @@ interface ParseCase {
 
 function loadCases(): ParseCase[] {
   const raw: unknown = JSON.parse(readFileSync(CASES_FILE, "utf8"));
-  if (!isRecord(raw) || !Array.isArray(raw["cases"])) throw new Error(`${CASES_FILE}: { cases: [...] } expected`);
+  if (!isRecord(raw) || !Array.isArray(raw["cases"]))
+    throw new Error(`${CASES_FILE}: { cases: [...] } expected`);
   const problems: string[] = [];
   const allowed = new Set(["name", "source", "config", "expectError", "errorSubstring", "thresholds"]);
   raw["cases"].forEach((c: unknown, i: number) => {
@@ -695,10 +861,14 @@ function loadCases(): ParseCase[] {
     if (typeof c["source"] !== "string") problems.push(`${where}.source: string required`);
     if (!isRecord(c["config"])) problems.push(`${where}.config: object required`);
     if (typeof c["expectError"] !== "boolean") problems.push(`${where}.expectError: boolean required`);
-    if (c["expectError"] === true && typeof c["errorSubstring"] !== "string") problems.push(`${where}.errorSubstring: required for an error case`);
+    if (c["expectError"] === true && typeof c["errorSubstring"] !== "string")
+      problems.push(`${where}.errorSubstring: required for an error case`);
     if (c["expectError"] === false) {
       if (!Array.isArray(c["thresholds"])) problems.push(`${where}.thresholds: required for a success case`);
-      else c["thresholds"].forEach((t: unknown, j: number) => problems.push(...thresholdProblems(t, `${where}.thresholds[${j}]`)));
+      else
+        c["thresholds"].forEach((t: unknown, j: number) =>
+          problems.push(...thresholdProblems(t, `${where}.thresholds[${j}]`)),
+        );
     }
   });
   if (problems.length > 0) throw new Error(`invalid ${CASES_FILE}:\n  ${problems.join("\n  ")}`);
@@ -722,7 +892,15 @@ describe("TestParseThresholdConfig cases", { skip: CLI_SKIP }, () => {
         config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...c.config },
         filesystems: "single",
         pods: [],
-        steps: [{ at: "0s", summary: { node: { memory: { availableBytes: 8 * 2 ** 30, workingSetBytes: 2 ** 30 } }, pods: [] } }],
+        steps: [
+          {
+            at: "0s",
+            summary: {
+              node: { memory: { availableBytes: 8 * 2 ** 30, workingSetBytes: 2 ** 30 } },
+              pods: [],
+            },
+          },
+        ],
       };
       const file = join(dir, `case-${i}.json`);
       writeFileSync(file, JSON.stringify(scenario, null, 2));
@@ -731,8 +909,10 @@ describe("TestParseThresholdConfig cases", { skip: CLI_SKIP }, () => {
       if (c.expectError) {
         const problems: string[] = [];
         if (run.status !== 2) problems.push(`exit code: expected 2, got ${String(run.status)}`);
-        if (run.stdout.trim() !== "") problems.push(`stdout must be empty on a configuration error, got: ${run.stdout.slice(0, 300)}`);
-        if (!run.stderr.includes(c.errorSubstring ?? "")) problems.push(`stderr must contain ${show(c.errorSubstring)}; stderr was:\n${run.stderr.trim()}`);
+        if (run.stdout.trim() !== "")
+          problems.push(`stdout must be empty on a configuration error, got: ${run.stdout.slice(0, 300)}`);
+        if (!run.stderr.includes(c.errorSubstring ?? ""))
+          problems.push(`stderr must contain ${show(c.errorSubstring)}; stderr was:\n${run.stderr.trim()}`);
         assertNoProblems(problems, where);
         return;
       }
