@@ -104,7 +104,12 @@ describe("quantity properties", () => {
         const text = formatQuantity(q);
         const back = parseQuantity(text);
         assert.equal(cmpQuantity(back, q), 0, `${text}`);
-        assert.equal(formatQuantity(back), text);
+        // Text parses as DecimalSI, so a BinarySI value printed as a plain integer may re-print in
+        // DecimalSI form (upstream too: 405580705829077000 → 405580705829077k); from then on the
+        // printed form is a fixed point.
+        if (q.format !== "BinarySI" || back.format === "BinarySI") assert.equal(formatQuantity(back), text);
+        const again = formatQuantity(back);
+        assert.equal(formatQuantity(parseQuantity(again)), again);
       }),
       RUNS,
     );

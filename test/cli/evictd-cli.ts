@@ -197,3 +197,38 @@ export function evictedPods(step: Record<string, unknown>): string[] {
     return pod as string;
   });
 }
+
+/**
+ * JSON.parse that keeps every integer exact: integers too long for a double (16+ digits) are
+ * turned into strings before parsing, so callers read them with BigInt(String(value)).
+ */
+export function parseJsonKeepingBigIntegers(text: string): unknown {
+  return JSON.parse(text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
+}
+
+/** An exact unsigned integer read from parseJsonKeepingBigIntegers output (number or digit string). */
+export function exactInteger(value: unknown): bigint {
+  if (typeof value === "number") {
+    assert.ok(Number.isSafeInteger(value), `not an exact integer: ${value}`);
+    return BigInt(value);
+  }
+  assert.ok(typeof value === "string" && /^-?\d+$/.test(value), `not an integer: ${String(value)}`);
+  return BigInt(value);
+}
+
+/**
+ * Reads a canonical quantity as printed by evictd (`7128688Ki`, `45k`, `18446744073709551615`,
+ * `1e21`) back into an exact integer; the suffix tables are kubelet-semantics 1.5.
+ */
+export function quantityToInteger(text: string): bigint {
+  const m = /^(\d+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|e(\d+))?$/.exec(text);
+  assert.ok(m !== null, `not an integral canonical quantity: ${text}`);
+  const digits = BigInt(m[1] ?? "");
+  const suffix = m[2];
+  if (suffix === undefined) return digits;
+  if (m[3] !== undefined) return digits * 10n ** BigInt(m[3]);
+  const binary = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"].indexOf(suffix);
+  if (binary >= 0) return digits * 1024n ** BigInt(binary + 1);
+  const decimal = ["k", "M", "G", "T", "P", "E"].indexOf(suffix);
+  return digits * 1000n ** BigInt(decimal + 1);
+}

@@ -120,7 +120,7 @@ export function parseStructuredText(text: string, file: string, path: string): S
       // only when YAML cannot read it either.
       const yaml = parseYaml(body, file, path);
       if (yaml.ok) return yaml;
-      return { ok: false, issues: [issue(file, path, "json-syntax", `invalid JSON: ${e.message}`, { line: e.line, col: e.column })] };
+      return { ok: false, issues: [issue(file, path, "json-syntax", `invalid JSON: ${e.reason}`, { line: e.line, col: e.column })] };
     }
   }
   return parseYaml(body, file, path);

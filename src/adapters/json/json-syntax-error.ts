@@ -17,7 +17,7 @@ export class JsonSyntaxError extends Error {
   readonly column: number;
 
   constructor(reason: string, offset: number, line: number, column: number, options?: ErrorOptions) {
-    super(`invalid JSON at line ${line}, column ${column}: ${reason}`, options);
+    super(`${reason} at line ${line}, column ${column}`, options);
     this.reason = reason;
     this.offset = offset;
     this.line = line;

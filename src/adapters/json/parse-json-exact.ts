@@ -52,7 +52,7 @@ function protectLargeNumbers(text: string, firstRun: number): string {
   let scanned = 0;
   let inString = false;
   let nextNewline = -1;
-  for (let run = firstRun; run !== -1; ) {
+  for (let run = firstRun; run !== -1;) {
     if (nextNewline < scanned) nextNewline = indexOrEnd(text, "\n", scanned);
     if (nextNewline < run) {
       // Bounded: there is a newline at or after `nextNewline`, so the backward search stops there.
@@ -75,7 +75,7 @@ function protectLargeNumbers(text: string, firstRun: number): string {
     scanned = end;
     const token = text.slice(start, end);
     if (needsProtection(token)) {
-      out += text.slice(copied, start) + `"\\u0000int:${token}"`;
+      out += text.slice(copied, start) + JSON.stringify(EXACT_INT_PREFIX + token);
       copied = end;
     }
     run = findDigitRun(text, end);
@@ -108,7 +108,11 @@ function findDigitRun(text: string, from: number): number {
 /** Whether the string state flips between `from` and `to`, following quotes and backslash escapes. */
 function advanceStringState(text: string, from: number, to: number, inString: boolean): boolean {
   let state = inString;
-  for (let quote = text.indexOf('"', from); quote !== -1 && quote < to; quote = text.indexOf('"', quote + 1)) {
+  for (
+    let quote = text.indexOf('"', from);
+    quote !== -1 && quote < to;
+    quote = text.indexOf('"', quote + 1)
+  ) {
     if (state) {
       let backslashes = 0;
       while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;

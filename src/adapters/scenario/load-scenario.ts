@@ -11,7 +11,7 @@ import type { FilesystemLayout, Pod } from "../../core/model.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { parseQuantity, QuantityError, quantityValue } from "../../core/quantity.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
-import { parseRfc3339 } from "../../core/summary/rfc3339-time.js";
+import { parseRfc3339 } from "../../core/rfc3339-time.js";
 import type { RawSummary, Scenario, ScenarioStep } from "../../app/replay/scenario.js";
 import { loadKubeletConfigFile, locateIssues } from "../config-file/index.js";
 import { parseStructuredText, readStructuredFile, type StructuredFile } from "../files/structured-file.js";

@@ -23,7 +23,9 @@ const isHard = (t: Threshold): boolean => t.gracePeriodMs === 0;
 
 function mirror(slot: Slot, layout: FilesystemLayout, thresholds: readonly Threshold[]): Threshold {
   const sourceSignal = slot.source[layout];
-  const source = thresholds.find((t) => t.signal === sourceSignal && isHard(t) === slot.hard);
+  // Upstream scans the whole list and keeps the last match (a soft-map threshold with a 0s grace
+  // period is "hard" too, and comes after the hard map's one).
+  const source = thresholds.findLast((t) => t.signal === sourceSignal && isHard(t) === slot.hard);
   const id = `containerfs/${slot.hard ? "hard" : "soft"}/${slot.target}`;
   if (source === undefined) {
     return { id, signal: slot.target, operator: "", gracePeriodMs: 0, origin: "containerfs" };
@@ -45,7 +47,7 @@ export function withContainerFsThresholds(thresholds: readonly Threshold[], layo
   const out = [...thresholds];
   for (const slot of SLOTS) {
     const copy = mirror(slot, layout, thresholds);
-    const existing = out.findIndex((t) => t.signal === slot.target && isHard(t) === slot.hard && t.origin !== "containerfs");
+    const existing = out.findLastIndex((t) => t.signal === slot.target && isHard(t) === slot.hard && t.origin !== "containerfs");
     if (existing >= 0) out[existing] = copy; // upstream logs "found conflicting containerfs eviction. Ignoring."
     else out.push(copy);
   }

@@ -61,9 +61,10 @@ export function evictionMessage(
 
   const annotations: Record<string, string> = {};
   const podRequest = podLevelMemoryRequest(pod);
-  if (resource === "memory" && podRequest !== undefined && stats.memory?.workingSetBytes !== undefined) {
-    // Upstream appends this line without checking that usage exceeds the request.
-    const usage = formatQuantity(quantityFromInt(stats.memory.workingSetBytes, "BinarySI"));
+  if (resource === "memory" && podRequest !== undefined && stats.memory !== undefined) {
+    // Upstream appends this line without checking that usage exceeds the request, and only asks for
+    // a memory block: a missing working set reads as 0 (memoryUsage).
+    const usage = formatQuantity(quantityFromInt(stats.memory.workingSetBytes ?? 0n, "BinarySI"));
     message += `Pod ${pod.name} was using ${usage}, request is ${formatQuantity(podRequest)}, has larger consumption of memory. `;
     annotations["offending_pod"] = pod.name;
     annotations["offending_pod_usage"] = usage;

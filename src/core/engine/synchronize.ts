@@ -55,7 +55,16 @@ function hasLocalStorageLimits(pod: Pod): boolean {
   );
 }
 
-function emptyReport(now: number, outcome: string, statsUnavailable: boolean): SyncReport {
+/**
+ * A run that did nothing. Its conditions are the ones still in force: a failed stats read leaves the
+ * manager's state (and so what the node reports) as the previous run left it.
+ */
+function emptyReport(
+  now: number,
+  outcome: string,
+  statsUnavailable: boolean,
+  conditions: EngineState["nodeConditions"] = [],
+): SyncReport {
   return {
     now,
     ran: false,
@@ -64,7 +73,7 @@ function emptyReport(now: number, outcome: string, statsUnavailable: boolean): S
     thresholdsMet: [],
     awaitingGrace: [],
     staleStats: [],
-    conditions: [],
+    conditions,
     evictions: [],
     refused: [],
     statsAge: [],
@@ -100,7 +109,7 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
 
   const summary = input.summary;
   if (summary === undefined) {
-    return { kind: "done", state: baseState, report: emptyReport(now, "failed to get summary stats", true) };
+    return { kind: "done", state: baseState, report: emptyReport(now, "failed to get summary stats", true, state.nodeConditions) };
   }
 
   const updateNotifiers = state.notifiersUpdatedAt === undefined || now - state.notifiersUpdatedAt > NOTIFIER_REFRESH_MS;

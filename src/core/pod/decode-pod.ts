@@ -22,7 +22,7 @@ import {
   readStringMap,
   type RawObject,
 } from "./raw-fields.js";
-import { parseRfc3339 } from "./rfc3339.js";
+import { GO_ZERO_TIME_MS, parseRfc3339 } from "../rfc3339-time.js";
 
 /** `v1.DefaultTerminationGracePeriodSeconds`. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
@@ -129,7 +129,8 @@ function decodeStatusQos(status: RawObject, path: string, issues: IssueList): Qo
 function decodeCreationTimestamp(meta: RawObject, path: string, issues: IssueList): number | undefined {
   const text = readString(meta, "creationTimestamp", path, issues);
   if (text === undefined) return undefined;
-  const ms = parseRfc3339(text);
+  const parsed = parseRfc3339(text);
+  const ms = parsed === "invalid" ? undefined : parsed === "zero" ? GO_ZERO_TIME_MS : parsed;
   if (ms === undefined) {
     issues.error(
       pathKey(path, "creationTimestamp"),

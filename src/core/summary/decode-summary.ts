@@ -31,7 +31,7 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { Rfc3339Memo } from "./rfc3339-time.js";
+import { Rfc3339Memo } from "../rfc3339-time.js";
 import { toCounter } from "./uint64-counter.js";
 import { validateSummary } from "./validate-summary.js";
 
@@ -156,7 +156,8 @@ function buildNode(raw: RawNode, values: ValueReader): NodeStats {
 }
 
 function buildPod(raw: RawPod, values: ValueReader): PodStats {
-  const ref: RawPodRef = isRawObject(raw.podRef) ? raw.podRef : {};
+  const rawRef = raw.podRef;
+  const ref: RawPodRef = isRawObject(rawRef) ? rawRef : {};
   const pod: Mutable<PodStats> = {
     podRef: { name: stringOf(ref.name), namespace: stringOf(ref.namespace), uid: stringOf(ref.uid) },
     containers: listOf(raw.containers).map((item) => buildContainer(isRawObject(item) ? item : {}, values)),

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { EXACT_INT_PREFIX, exactInteger, isExactIntSentinel } from "./exact-integer.js";
+import { EXACT_INT_PREFIX, exactInteger } from "./exact-integer.js";
 
 describe("exactInteger", () => {
   const cases: { name: string; input: unknown; want: bigint | undefined }[] = [
@@ -12,7 +12,11 @@ describe("exactInteger", () => {
     { name: "fraction", input: 1.5, want: undefined },
     { name: "NaN", input: Number.NaN, want: undefined },
     { name: "bigint", input: 18446744073709551615n, want: 18446744073709551615n },
-    { name: "sentinel uint64 max", input: `${EXACT_INT_PREFIX}18446744073709551615`, want: 18446744073709551615n },
+    {
+      name: "sentinel uint64 max",
+      input: `${EXACT_INT_PREFIX}18446744073709551615`,
+      want: 18446744073709551615n,
+    },
     { name: "sentinel negative", input: `${EXACT_INT_PREFIX}-99999999999999999`, want: -99999999999999999n },
     { name: "sentinel fraction", input: `${EXACT_INT_PREFIX}12345678901234567.5`, want: undefined },
     { name: "sentinel exponent", input: `${EXACT_INT_PREFIX}12345678901234567e3`, want: undefined },
@@ -25,12 +29,4 @@ describe("exactInteger", () => {
   for (const c of cases) {
     test(c.name, () => assert.equal(exactInteger(c.input), c.want));
   }
-});
-
-describe("isExactIntSentinel", () => {
-  test("recognises the prefix only", () => {
-    assert.equal(isExactIntSentinel(`${EXACT_INT_PREFIX}1`), true);
-    assert.equal(isExactIntSentinel("int:1"), false);
-    assert.equal(isExactIntSentinel(1), false);
-  });
 });

@@ -26,8 +26,3 @@ export function exactInteger(v: unknown): bigint | undefined {
   }
   return undefined;
 }
-
-/** Whether `v` is a sentinel string (an oversized numeric token kept as text). */
-export function isExactIntSentinel(v: unknown): v is string {
-  return typeof v === "string" && v.startsWith(EXACT_INT_PREFIX);
-}

@@ -31,20 +31,33 @@ describe("counterProblem / toCounter", () => {
     { name: "list", input: [1], want: `${EXPECTED} a list` },
     {
       name: "rounded number beyond 2^53",
-      input: 18446744073709551615,
+      input: Number("18446744073709551615"), // what plain JSON.parse makes of uint64 max
       want: `${EXPECTED} 18446744073709552000, which is beyond 2^53 and was rounded when read`,
     },
     { name: "negative bigint", input: -1n, want: `${EXPECTED} -1` },
     { name: "bigint beyond uint64", input: UINT64_MAX + 1n, want: `${EXPECTED} 18446744073709551616` },
-    { name: "negative sentinel", input: `${EXACT_INT_PREFIX}-99999999999999999`, want: `${EXPECTED} -99999999999999999` },
-    { name: "fractional sentinel", input: `${EXACT_INT_PREFIX}12345678901234567.5`, want: `${EXPECTED} 12345678901234567.5` },
-    { name: "sentinel beyond uint64", input: `${EXACT_INT_PREFIX}18446744073709551616`, want: `${EXPECTED} 18446744073709551616` },
+    {
+      name: "negative sentinel",
+      input: `${EXACT_INT_PREFIX}-99999999999999999`,
+      want: `${EXPECTED} -99999999999999999`,
+    },
+    {
+      name: "fractional sentinel",
+      input: `${EXACT_INT_PREFIX}12345678901234567.5`,
+      want: `${EXPECTED} 12345678901234567.5`,
+    },
+    {
+      name: "sentinel beyond uint64",
+      input: `${EXACT_INT_PREFIX}18446744073709551616`,
+      want: `${EXPECTED} 18446744073709551616`,
+    },
   ];
   for (const c of invalid) {
     test(`rejects ${c.name}`, () => assert.equal(counterProblem(c.input), c.want));
   }
 
   test("toCounter never throws on values a validator would reject", () => {
-    for (const c of [1.5, -0.5, Number.POSITIVE_INFINITY, "100", {}, null]) assert.equal(toCounter(c), undefined);
+    for (const c of [1.5, -0.5, Number.POSITIVE_INFINITY, "100", {}, null])
+      assert.equal(toCounter(c), undefined);
   });
 });

@@ -19,7 +19,12 @@ function fullSummary(): Record<string, unknown> {
     inodes: 20,
     inodesUsed: 5,
   });
-  const memory = () => ({ time: "2025-01-01T00:00:00Z", availableBytes: 1, workingSetBytes: 2, usageBytes: 3 });
+  const memory = () => ({
+    time: "2025-01-01T00:00:00Z",
+    availableBytes: 1,
+    workingSetBytes: 2,
+    usageBytes: 3,
+  });
   return {
     node: {
       nodeName: "n1",
@@ -34,7 +39,9 @@ function fullSummary(): Record<string, unknown> {
         podRef: { name: "web", namespace: "default", uid: "u1" },
         memory: memory(),
         containers: [{ name: "app", memory: memory(), rootfs: fs(), logs: fs() }],
-        volume: [{ name: "data", usedBytes: 1, inodesUsed: 1, pvcRef: { name: "claim", namespace: "default" } }],
+        volume: [
+          { name: "data", usedBytes: 1, inodesUsed: 1, pvcRef: { name: "claim", namespace: "default" } },
+        ],
         "ephemeral-storage": fs(),
         process_stats: { process_count: 3 },
       },
@@ -90,17 +97,27 @@ describe("validateSummary", () => {
     assert.deepEqual(check(raw), []);
   });
 
-  test("a podRef without uid is accepted (Go decodes it as \"\")", () => {
+  test('a podRef without uid is accepted (Go decodes it as "")', () => {
     assert.deepEqual(check(withValue(["pods", 0, "podRef", "uid"], undefined)), []);
   });
 
   test("exact counters: bigint and sentinel strings", () => {
     const raw = withValue(["node", "fs", "inodesFree"], 18446744073709551615n);
     assert.deepEqual(check(raw), []);
-    assert.deepEqual(check(withValue(["node", "fs", "inodes"], `${EXACT_INT_PREFIX}18446744073709551615`)), []);
+    assert.deepEqual(
+      check(withValue(["node", "fs", "inodes"], `${EXACT_INT_PREFIX}18446744073709551615`)),
+      [],
+    );
   });
 
-  const errors: { name: string; keys: (string | number)[]; value: unknown; path: string; code: string; message: string }[] = [
+  const errors: {
+    name: string;
+    keys: (string | number)[];
+    value: unknown;
+    path: string;
+    code: string;
+    message: string;
+  }[] = [
     {
       name: "counter given as a digit string",
       keys: ["node", "fs", "availableBytes"],
@@ -360,7 +377,9 @@ describe("validateSummary", () => {
   ];
   for (const c of errors) {
     test(`reports ${c.name}`, () => {
-      assert.deepEqual(check(withValue(c.keys, c.value)), [{ path: c.path, code: c.code, message: c.message }]);
+      assert.deepEqual(check(withValue(c.keys, c.value)), [
+        { path: c.path, code: c.code, message: c.message },
+      ]);
     });
   }
 
@@ -368,7 +387,9 @@ describe("validateSummary", () => {
     assert.deepEqual(check("summary"), [
       { path: PATH, code: "invalid-type", message: 'expected an object, got "summary"' },
     ]);
-    assert.deepEqual(check(null), [{ path: PATH, code: "invalid-type", message: "expected an object, got null" }]);
+    assert.deepEqual(check(null), [
+      { path: PATH, code: "invalid-type", message: "expected an object, got null" },
+    ]);
   });
 
   test("collects every problem instead of stopping at the first", () => {

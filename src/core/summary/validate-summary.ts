@@ -19,7 +19,7 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { Rfc3339Memo } from "./rfc3339-time.js";
+import { Rfc3339Memo } from "../rfc3339-time.js";
 import { counterProblem } from "./uint64-counter.js";
 
 /** What every check needs: where to report, and the time-stamp memo of this summary. */
@@ -43,7 +43,8 @@ export function validateSummary(raw: unknown, path: string, issues: IssueList): 
     return;
   }
   const summary = raw as RawSummary;
-  if (isPresent(summary.node, path, "node", ctx)) checkNode(summary.node as RawNode, child(path, "node"), ctx);
+  if (isPresent(summary.node, path, "node", ctx))
+    checkNode(summary.node as RawNode, child(path, "node"), ctx);
   const pods = listAt(summary.pods, path, "pods", ctx);
   const podsPath = child(path, "pods");
   for (let i = 0; i < pods.length; i++) {
@@ -120,7 +121,12 @@ function checkPod(pod: RawPod, path: string, ctx: Context): void {
 
   checkFs(pod["ephemeral-storage"], path, "ephemeral-storage", ctx);
   if (isPresent(pod.process_stats, path, "process_stats", ctx)) {
-    checkCounter((pod.process_stats as RawProcessStats).process_count, child(path, "process_stats"), "process_count", ctx);
+    checkCounter(
+      (pod.process_stats as RawProcessStats).process_count,
+      child(path, "process_stats"),
+      "process_count",
+      ctx,
+    );
   }
 }
 
@@ -128,8 +134,10 @@ function checkMemory(raw: unknown, parent: string, key: string, ctx: Context): v
   if (!isPresent(raw, parent, key, ctx)) return;
   const memory = raw as RawMemory;
   if (memory.time !== undefined && memory.time !== null) checkTime(memory.time, parent, key, ctx);
-  if (!isPlainCounter(memory.availableBytes)) reportCounter(memory.availableBytes, parent, key, "availableBytes", ctx);
-  if (!isPlainCounter(memory.workingSetBytes)) reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", ctx);
+  if (!isPlainCounter(memory.availableBytes))
+    reportCounter(memory.availableBytes, parent, key, "availableBytes", ctx);
+  if (!isPlainCounter(memory.workingSetBytes))
+    reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", ctx);
   if (!isPlainCounter(memory.usageBytes)) reportCounter(memory.usageBytes, parent, key, "usageBytes", ctx);
 }
 
@@ -137,7 +145,8 @@ function checkFs(raw: unknown, parent: string, key: string, ctx: Context): void 
   if (!isPresent(raw, parent, key, ctx)) return;
   const fs = raw as RawFs;
   if (fs.time !== undefined && fs.time !== null) checkTime(fs.time, parent, key, ctx);
-  if (!isPlainCounter(fs.availableBytes)) reportCounter(fs.availableBytes, parent, key, "availableBytes", ctx);
+  if (!isPlainCounter(fs.availableBytes))
+    reportCounter(fs.availableBytes, parent, key, "availableBytes", ctx);
   if (!isPlainCounter(fs.capacityBytes)) reportCounter(fs.capacityBytes, parent, key, "capacityBytes", ctx);
   if (!isPlainCounter(fs.usedBytes)) reportCounter(fs.usedBytes, parent, key, "usedBytes", ctx);
   if (!isPlainCounter(fs.inodesFree)) reportCounter(fs.inodesFree, parent, key, "inodesFree", ctx);
@@ -153,7 +162,8 @@ function isPlainCounter(v: unknown): boolean {
 /** The rare case: anything else may still be valid (bigint, exact-integer sentinel). */
 function reportCounter(v: unknown, parent: string, block: string, key: string, ctx: Context): void {
   const problem = counterProblem(v);
-  if (problem !== undefined) ctx.issues.error(pathKey(pathKey(parent, block), key), "invalid-counter", problem);
+  if (problem !== undefined)
+    ctx.issues.error(pathKey(pathKey(parent, block), key), "invalid-counter", problem);
 }
 
 function checkCounter(v: unknown, parent: string, key: string, ctx: Context): void {

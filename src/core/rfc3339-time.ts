@@ -2,7 +2,7 @@
  * RFC 3339 time stamps as Go's `time.Time` JSON decoding reads them, turned into epoch milliseconds.
  * Hand-rolled over char codes because a replay decodes thousands of them per second of input.
  */
-import type { EpochMs } from "../model.js";
+import type { EpochMs } from "./model.js";
 
 /** Go's zero `time.Time` (0001-01-01T00:00:00Z) in epoch milliseconds. */
 export const GO_ZERO_TIME_MS = -62_135_596_800_000;
