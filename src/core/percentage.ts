@@ -2,6 +2,7 @@
  * Kubelet eviction percentages: `parsePercentage` (Go `strconv.ParseFloat(s, 32)` on the text without
  * its trailing `%`s, then a float32 division by 100) and `GetThresholdQuantity`'s percent-of-capacity.
  */
+import { goQuote } from "./go-quote.js";
 
 /** A percentage Go's ParseFloat rejects; `message` is Go's exact `*strconv.NumError` text. */
 export class PercentageError extends Error {
@@ -209,35 +210,6 @@ export function parseGoFloat32(s: string): Float32Parse {
   return { ok: true, value: r.negative ? -rounded.value : rounded.value };
 }
 
-/** Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const ESCAPES: ReadonlyMap<number, string> = new Map([
-  [7, "\\a"],
-  [8, "\\b"],
-  [12, "\\f"],
-  [10, "\\n"],
-  [13, "\\r"],
-  [9, "\\t"],
-  [11, "\\v"],
-]);
-
-/** Go's `strconv.Quote`, as used by `*NumError.Error()`. Lone surrogates read as U+FFFD. */
-function quoteGo(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    let cp = ch.codePointAt(0) ?? 0;
-    if (cp >= 0xd800 && cp <= 0xdfff) cp = 0xfffd;
-    const text = String.fromCodePoint(cp);
-    if (cp === 0x22 || cp === 0x5c) out += "\\" + text;
-    else if (PRINTABLE.test(text)) out += text;
-    else if (ESCAPES.has(cp)) out += ESCAPES.get(cp) ?? "";
-    else if (cp < 0x20 || cp === 0x7f) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + '"';
-}
-
 /** Go's `strings.TrimRight(s, "%")`. */
 function trimPercent(text: string): string {
   let end = text.length;
@@ -254,7 +226,7 @@ export function parsePercentage(text: string): number {
   const parsed = parseGoFloat32(rest);
   if (!parsed.ok) {
     const what = parsed.reason === "syntax" ? "invalid syntax" : "value out of range";
-    throw new PercentageError(`strconv.ParseFloat: parsing ${quoteGo(rest)}: ${what}`, text, parsed.reason);
+    throw new PercentageError(`strconv.ParseFloat: parsing ${goQuote(rest)}: ${what}`, text, parsed.reason);
   }
   return Math.fround(Math.fround(parsed.value) / 100);
 }

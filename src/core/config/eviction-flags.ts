@@ -7,7 +7,7 @@
 import { DurationError, parseGoDuration } from "../duration.js";
 import { type IssueList, pathIndex, pathKey } from "../issues.js";
 import { parseMapFlagValue, parseStringSliceFlagValue } from "./flag-value-syntax.js";
-import { goQuote } from "./go-quote.js";
+import { goQuote } from "../go-quote.js";
 import { parseGoBool, parseGoInt } from "./go-strconv.js";
 import type {
   EvictionMapField,

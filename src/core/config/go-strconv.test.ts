@@ -1,7 +1,7 @@
 // Go strconv parity for the kubelet's bool and int32 flags.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { goQuote } from "./go-quote.js";
+import { goQuote } from "../go-quote.js";
 import { parseGoBool, parseGoInt } from "./go-strconv.js";
 
 describe("parseGoBool", () => {

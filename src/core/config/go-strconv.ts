@@ -3,7 +3,7 @@
  * boolean and int32 flags: the accepted spellings (`T`, `0x1f`, `0o17`, `017`, `1_000`) and the
  * exact error texts (`strconv.ParseInt: parsing "x": invalid syntax`) are observable.
  */
-import { goQuote } from "./go-quote.js";
+import { goQuote } from "../go-quote.js";
 
 export type StrconvResult<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
