@@ -40,6 +40,8 @@ export interface PredictedEviction {
   readonly step: number;
   readonly pod: string;
   readonly signal: string;
+  /** `hard`, `soft` or `allocatable` (the copy of the hard memory threshold). */
+  readonly threshold: string;
 }
 
 export interface TraceInfo {
@@ -183,7 +185,7 @@ class EvictionModel {
   private firstObserved = new Map<string, number>();
   private graceMet = new Set<string>();
 
-  decide(now: number, available: Readonly<Record<MemoryThreshold["signal"], number>>, active: readonly PodRuntime[]): { pod: PodRuntime; signal: string } | undefined {
+  decide(now: number, available: Readonly<Record<MemoryThreshold["signal"], number>>, active: readonly PodRuntime[]): { pod: PodRuntime; threshold: MemoryThreshold } | undefined {
     const met: MemoryThreshold[] = [];
     for (const t of MEMORY_THRESHOLDS) {
       const a = available[t.signal];
@@ -210,7 +212,7 @@ class EvictionModel {
       return a.order - b.order;
     });
     const victim = keyed.find((k) => !k.pod.model.critical);
-    return victim === undefined ? undefined : { pod: victim.pod, signal: acted.signal };
+    return victim === undefined ? undefined : { pod: victim.pod, threshold: acted };
   }
 }
 
@@ -334,7 +336,8 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     const decision = model.decide(now, { "memory.available": memoryAvailable, "allocatableMemory.available": node.allocatableMemory - podsWs }, active);
     if (decision !== undefined) {
       evicted = decision.pod;
-      predicted.push({ step, pod: `${decision.pod.model.namespace}/${decision.pod.model.name}`, signal: decision.signal });
+      const pod = `${decision.pod.model.namespace}/${decision.pod.model.name}`;
+      predicted.push({ step, pod, signal: decision.threshold.signal, threshold: decision.threshold.id });
     }
 
     const record: Record<string, unknown> = { at: goDuration(step * STEP_MS), summary };

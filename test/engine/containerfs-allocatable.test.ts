@@ -65,7 +65,10 @@ describe("containerfs thresholds mirror nodefs or imagefs by layout", () => {
       const acted = r.report.actedOn;
       assert.equal(acted?.signal, "containerfs.available");
       assert.equal(acted?.derivedFrom, row.from);
-      assert.equal(acted?.value?.kind === "quantity" ? formatQuantity(acted.value.quantity) : undefined, row.value);
+      assert.equal(
+        acted?.value?.kind === "quantity" ? formatQuantity(acted.value.quantity) : undefined,
+        row.value,
+      );
       assert.deepStrictEqual(r.reclaimRequested, row.reclaim);
       assert.deepStrictEqual(
         rankingKeys(r.report),
@@ -80,7 +83,11 @@ describe("containerfs thresholds mirror nodefs or imagefs by layout", () => {
   ];
   for (const row of nodefsRows) {
     test(`${row.layout}: containerfs mirrors nodefs (reclaim and ranking as nodefs)`, () => {
-      const run = scenario({ config: { evictionHard: { "nodefs.available": "10Gi", "imagefs.available": "1Gi" } }, pods, layout: row.layout })
+      const run = scenario({
+        config: { evictionHard: { "nodefs.available": "10Gi", "imagefs.available": "1Gi" } },
+        pods,
+        layout: row.layout,
+      })
         .at("0s", disk({ containerFsAvailable: "5Gi" }))
         .at("10s", disk({ containerFsAvailable: "5Gi" }))
         .run();
@@ -102,7 +109,12 @@ describe("containerfs thresholds mirror nodefs or imagefs by layout", () => {
       .run();
     const mirrors = (run.step("0s").state.thresholds ?? [])
       .filter((t) => t.signal.startsWith("containerfs."))
-      .map((t) => ({ signal: t.signal, hard: t.gracePeriodMs === 0, operator: t.operator, from: t.derivedFrom }));
+      .map((t) => ({
+        signal: t.signal,
+        hard: t.gracePeriodMs === 0,
+        operator: t.operator,
+        from: t.derivedFrom,
+      }));
     assert.deepStrictEqual(mirrors, [
       { signal: "containerfs.available", hard: true, operator: "LessThan", from: "nodefs.available" },
       { signal: "containerfs.available", hard: true, operator: "", from: undefined },
@@ -118,12 +130,7 @@ describe("containerfs thresholds mirror nodefs or imagefs by layout", () => {
       evictionSoftGracePeriod: { "nodefs.available": "1m" },
     };
     const low = disk({ containerFsAvailable: "5Gi" });
-    const run = scenario({ config, pods })
-      .at("0s", low)
-      .at("10s", low)
-      .at("1m", low)
-      .at("1m10s", low)
-      .run();
+    const run = scenario({ config, pods }).at("0s", low).at("10s", low).at("1m", low).at("1m10s", low).run();
     assert.deepStrictEqual(run.step("0s").report.conditions, []);
     assert.deepStrictEqual(run.step("10s").report.conditions, ["DiskPressure"]);
     assert.deepStrictEqual(run.step("1m").report.evictions, []);
@@ -168,7 +175,9 @@ describe("user containerfs thresholds and the first-run quirk", () => {
       .run();
     assert.deepStrictEqual(metSignals(run.step("10s").report), []);
     assert.deepStrictEqual(metSignals(run.step("20s").report), ["containerfs.available"]);
-    const stored = (run.step("0s").state.thresholds ?? []).filter((t) => t.signal === "containerfs.available");
+    const stored = (run.step("0s").state.thresholds ?? []).filter(
+      (t) => t.signal === "containerfs.available",
+    );
     assert.equal(stored[0]?.derivedFrom, "nodefs.available");
   });
 
@@ -194,7 +203,10 @@ describe("allocatableMemory.available", () => {
     assert.equal(copy.length, 1);
     assert.equal(copy[0]?.derivedFrom, "memory.available");
     assert.equal(copy[0]?.gracePeriodMs, 0);
-    assert.equal(copy[0]?.value?.kind === "quantity" ? formatQuantity(copy[0].value.quantity) : undefined, "100Mi");
+    assert.equal(
+      copy[0]?.value?.kind === "quantity" ? formatQuantity(copy[0].value.quantity) : undefined,
+      "100Mi",
+    );
   });
 
   // §15.5: kube- and system-reserved 1Gi each on a 16Gi node: the pods cgroup holds 14Gi

@@ -76,7 +76,12 @@ describe("determinism", () => {
     const cfg = deepFreeze(evictionConfig(config));
     const activePods = deepFreeze(decodePods(manifests));
     const now = SCENARIO_START;
-    const input = deepFreeze({ now, summary: summary("400Mi", "50Gi", "10Mi").build(now), activePods, layout: "single" as const });
+    const input = deepFreeze({
+      now,
+      summary: summary("400Mi", "50Gi", "10Mi").build(now),
+      activePods,
+      layout: "single" as const,
+    });
     const state = deepFreeze(INITIAL_STATE);
     const a: SyncResult = synchronize(cfg, state, input);
     const b: SyncResult = synchronize(cfg, state, input);

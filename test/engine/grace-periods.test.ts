@@ -9,8 +9,10 @@ import { evictedKeys, scenario } from "../support/engine-scenario.js";
 import { pod } from "../support/pod-manifests.js";
 import { node, offsetTime, podStats } from "../support/summary-builders.js";
 
-const low = () => node({ memAvailable: "900Mi", memWorkingSet: "3Gi", pods: [podStats("default/web", { ws: "1Gi" })] });
-const fine = () => node({ memAvailable: "1536Mi", memWorkingSet: "3Gi", pods: [podStats("default/web", { ws: "1Gi" })] });
+const low = () =>
+  node({ memAvailable: "900Mi", memWorkingSet: "3Gi", pods: [podStats("default/web", { ws: "1Gi" })] });
+const fine = () =>
+  node({ memAvailable: "1536Mi", memWorkingSet: "3Gi", pods: [podStats("default/web", { ws: "1Gi" })] });
 
 /** soft memory.available<1Gi with a 1m30s grace period and max pod grace 60 (§15.3). */
 const SOFT = {
@@ -72,7 +74,10 @@ describe("soft thresholds wait for their grace period (§15.3)", () => {
       .run();
     assert.equal(reset.step("60s").state.thresholdsFirstObservedAt.has("soft/memory.available"), false);
     assert.deepStrictEqual(reset.step("90s").report.evictions, []);
-    assert.equal(reset.step("90s").state.thresholdsFirstObservedAt.get("soft/memory.available"), offsetTime("90s"));
+    assert.equal(
+      reset.step("90s").state.thresholdsFirstObservedAt.get("soft/memory.available"),
+      offsetTime("90s"),
+    );
     assert.deepStrictEqual(reset.step("170s").report.evictions, []);
     assert.deepStrictEqual(evictedKeys(reset.step("180s").report), ["default/web"]);
   });
@@ -80,7 +85,10 @@ describe("soft thresholds wait for their grace period (§15.3)", () => {
 
 describe("hard thresholds", () => {
   test("a hard threshold is acted on in the run that first meets it, with a 1 s override", () => {
-    const run = scenario({ config: { evictionHard: { "memory.available": "1Gi" } }, pods: [pod("default/web")] })
+    const run = scenario({
+      config: { evictionHard: { "memory.available": "1Gi" } },
+      pods: [pod("default/web")],
+    })
       .at("0s", low())
       .run();
     const r = run.step("0s").report;
@@ -99,7 +107,10 @@ describe("hard thresholds", () => {
     const run = scenario({ config, pods: [pod("default/web")] })
       .at("0s", low())
       // node memory fine, pod allocatable cgroup low: the allocatable copy of the 0s soft threshold acts
-      .at("10s", node({ memAvailable: "3Gi", memWorkingSet: "3Gi", allocAvailable: "900Mi", allocWorkingSet: "3Gi" }))
+      .at(
+        "10s",
+        node({ memAvailable: "3Gi", memWorkingSet: "3Gi", allocAvailable: "900Mi", allocWorkingSet: "3Gi" }),
+      )
       .run();
     const first = run.step("0s").report;
     assert.deepStrictEqual(evictedKeys(first), ["default/web"]);
@@ -124,12 +135,30 @@ describe("grace period given to the evicted pod (§3.9)", () => {
     effective: number;
   }[] = [
     { name: "hard threshold", soft: false, requested: 1, effective: 1 },
-    { name: "soft, evictionMaxPodGracePeriod 0 (default): the pod's own 30 s", soft: true, requested: 0, effective: 30 },
+    {
+      name: "soft, evictionMaxPodGracePeriod 0 (default): the pod's own 30 s",
+      soft: true,
+      requested: 0,
+      effective: 30,
+    },
     { name: "soft, max 60, TGPS 30 (default)", soft: true, maxPodGrace: 60, requested: 30, effective: 30 },
     { name: "soft, max 60, TGPS 120", soft: true, maxPodGrace: 60, tgps: 120, requested: 60, effective: 60 },
     { name: "soft, max 20, TGPS 30", soft: true, maxPodGrace: 20, requested: 20, effective: 20 },
-    { name: "soft, negative max: clamped to 1 s, not the pod's own", soft: true, maxPodGrace: -5, requested: -5, effective: 1 },
-    { name: "soft, max 10, TGPS 0: at least 1 s", soft: true, maxPodGrace: 10, tgps: 0, requested: 0, effective: 1 },
+    {
+      name: "soft, negative max: clamped to 1 s, not the pod's own",
+      soft: true,
+      maxPodGrace: -5,
+      requested: -5,
+      effective: 1,
+    },
+    {
+      name: "soft, max 10, TGPS 0: at least 1 s",
+      soft: true,
+      maxPodGrace: 10,
+      tgps: 0,
+      requested: 0,
+      effective: 1,
+    },
   ];
   for (const row of rows) {
     test(`${row.name}: requested ${row.requested}, effective ${row.effective}`, () => {

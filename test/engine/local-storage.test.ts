@@ -15,7 +15,11 @@ import { node, podStats, type PodStatsBuilder } from "../support/summary-builder
 const config = { evictionHard: { "memory.available": "100Mi" } };
 const calm = (...pods: PodStatsBuilder[]) => node({ memAvailable: "3Gi", memWorkingSet: "1Gi", pods });
 
-function only(pods: readonly PodManifest[], stats: PodStatsBuilder[], layout: FilesystemLayout = "single"): readonly Eviction[] {
+function only(
+  pods: readonly PodManifest[],
+  stats: PodStatsBuilder[],
+  layout: FilesystemLayout = "single",
+): readonly Eviction[] {
   return runOnce({ config, pods, layout }, calm(...stats)).report.evictions;
 }
 
@@ -38,7 +42,11 @@ describe("emptyDir sizeLimit (emptydirfs.limit)", () => {
     assert.deepStrictEqual(r.report.thresholdsMet, []);
     assert.deepStrictEqual(r.report.conditions, []);
     assert.equal(r.report.actedOn, undefined);
-    assertLocalStorage(r.report.evictions[0], "emptydirfs.limit", 'Usage of EmptyDir volume "cache" exceeds the limit "1Gi". ');
+    assertLocalStorage(
+      r.report.evictions[0],
+      "emptydirfs.limit",
+      'Usage of EmptyDir volume "cache" exceeds the limit "1Gi". ',
+    );
   });
 
   test("usage equal to the limit is not over it (strict >)", () => {
@@ -47,7 +55,9 @@ describe("emptyDir sizeLimit (emptydirfs.limit)", () => {
   });
 
   test("any medium: a memory-backed emptyDir over its limit counts", () => {
-    const pods = [pod("default/web", { volumes: [emptyDir("shm", { sizeLimit: "64Mi", medium: "Memory" })] })];
+    const pods = [
+      pod("default/web", { volumes: [emptyDir("shm", { sizeLimit: "64Mi", medium: "Memory" })] }),
+    ];
     const e = only(pods, [podStats("default/web", { volumes: { shm: "100Mi" } })]);
     assertLocalStorage(e[0], "emptydirfs.limit", 'Usage of EmptyDir volume "shm" exceeds the limit "64Mi". ');
   });
@@ -84,7 +94,9 @@ describe("pod ephemeral-storage limit (ephemeralpodfs.limit)", () => {
   ];
 
   test("usage over the sum of the declared container limits → evicted", () => {
-    const e = only(twoLimits, [podStats("default/web", { containers: { app: {}, side: {} }, ephemeral: "1600Mi" })]);
+    const e = only(twoLimits, [
+      podStats("default/web", { containers: { app: {}, side: {} }, ephemeral: "1600Mi" }),
+    ]);
     assertLocalStorage(
       e[0],
       "ephemeralpodfs.limit",
@@ -241,7 +253,10 @@ describe("local storage evictions in a run", () => {
       node({
         memAvailable: "50Mi",
         memWorkingSet: "3Gi",
-        pods: [podStats("kube-system/etcd", { ws: "10Mi", volumes: { cache: "2Gi" } }), podStats("default/hog", { ws: "2Gi" })],
+        pods: [
+          podStats("kube-system/etcd", { ws: "10Mi", volumes: { cache: "2Gi" } }),
+          podStats("default/hog", { ws: "2Gi" }),
+        ],
       }),
     );
     assert.ok(r.report.refused.some((x) => x.pod.key === "kube-system/etcd" && x.kind === "localStorage"));
@@ -255,7 +270,10 @@ describe("local storage evictions in a run", () => {
       limits: { "ephemeral-storage": "1Gi" },
       volumes: [emptyDir("cache", { sizeLimit: "1Gi" })],
     });
-    const r = runOnce({ config, pods: [staticPod] }, calm(podStats("kube-system/etcd", { volumes: { cache: "2Gi" }, ephemeral: "3Gi" })));
+    const r = runOnce(
+      { config, pods: [staticPod] },
+      calm(podStats("kube-system/etcd", { volumes: { cache: "2Gi" }, ephemeral: "3Gi" })),
+    );
     assert.deepStrictEqual(r.report.evictions, []);
     assert.deepStrictEqual(refusedKeys(r.report), ["kube-system/etcd", "kube-system/etcd"]);
   });

@@ -23,7 +23,11 @@ describe("memory messages", () => {
     const e = evictionOf(
       { config: hardMemory, pods: [pod("default/web", { requests: { memory: "128Mi" } })] },
       // 4 GiB node: 92148Ki available
-      node({ memAvailable: "92148Ki", memWorkingSet: 4n * 1024n ** 3n - 92148n * 1024n, pods: [podStats("default/web", { ws: "500Mi" })] }),
+      node({
+        memAvailable: "92148Ki",
+        memWorkingSet: 4n * 1024n ** 3n - 92148n * 1024n,
+        pods: [podStats("default/web", { ws: "500Mi" })],
+      }),
     );
     const message =
       "The node was low on resource: memory. Threshold quantity: 100Mi, available: 92148Ki. " +
@@ -46,7 +50,10 @@ describe("memory messages", () => {
 
   test("a pod without stats: threshold line only, no annotations at all", () => {
     const e = evictionOf({ config: hardMemory, pods: [pod("default/new")] }, lowMemory());
-    assert.equal(e.message, "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ",
+    );
     assert.deepStrictEqual(e.annotations, {});
     assert.equal(e.condition?.message, e.message);
   });
@@ -56,7 +63,10 @@ describe("memory messages", () => {
       { config: hardMemory, pods: [pod("default/web", { requests: { memory: "1Gi" } })] },
       lowMemory({ pods: [podStats("default/web", { ws: "500Mi" })] }),
     );
-    assert.equal(e.message, "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ",
+    );
     assert.deepStrictEqual(e.annotations, {
       offending_containers: "",
       offending_containers_usage: "",
@@ -98,7 +108,10 @@ describe("memory messages", () => {
   });
 
   test("pod-level memory request: a pod line (unconditional) and the offending_pod annotations", () => {
-    const spec = { config: hardMemory, pods: [pod("default/plr", { resources: { requests: { memory: "256Mi" } } })] };
+    const spec = {
+      config: hardMemory,
+      pods: [pod("default/plr", { resources: { requests: { memory: "256Mi" } } })],
+    };
     const over = evictionOf(spec, lowMemory({ pods: [podStats("default/plr", { ws: "300Mi" })] }));
     assert.equal(
       over.message,
@@ -114,7 +127,9 @@ describe("memory messages", () => {
       starved_resource: "memory",
     });
     const under = evictionOf(spec, lowMemory({ pods: [podStats("default/plr", { ws: "100Mi" })] }));
-    assert.ok(under.message.includes("Pod plr was using 100Mi, request is 256Mi, has larger consumption of memory. "));
+    assert.ok(
+      under.message.includes("Pod plr was using 100Mi, request is 256Mi, has larger consumption of memory. "),
+    );
   });
 
   test("pod-level line when the pod's memory stats carry no working set: usage 0", () => {
@@ -135,7 +150,10 @@ describe("memory messages", () => {
       { config: hardMemory, pods: [pod("default/plr", { resources: { requests: { memory: "256Mi" } } })] },
       lowMemory({ pods: [podStats("default/plr", { containers: { app: {} } })] }),
     );
-    assert.equal(e.message, "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ",
+    );
     assert.equal(e.annotations["offending_pod"], undefined);
   });
 
@@ -145,21 +163,31 @@ describe("memory messages", () => {
       node({ memAvailable: "3Gi", memWorkingSet: "1Gi", allocAvailable: "50Mi", allocWorkingSet: "3Gi" }),
     );
     assert.equal(e.signal, "allocatableMemory.available");
-    assert.equal(e.message, "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ",
+    );
   });
 });
 
 describe("disk messages", () => {
   test("inode message (§15.8): BinarySI threshold, DecimalSI available, no container lines", () => {
     const e = evictionOf(
-      { config: { evictionHard: { "nodefs.inodesFree": "5%" } }, pods: [pod("default/web")], layout: "dedicated" },
+      {
+        config: { evictionHard: { "nodefs.inodesFree": "5%" } },
+        pods: [pod("default/web")],
+        layout: "dedicated",
+      },
       node({
         fsInodesFree: 49_000,
         fsInodes: 1_000_000,
         pods: [podStats("default/web", { rootfs: "1Gi", logs: "1Gi", logsInodes: 5000 })],
       }),
     );
-    assert.equal(e.message, "The node was low on resource: inodes. Threshold quantity: 50000, available: 49k. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: inodes. Threshold quantity: 50000, available: 49k. ",
+    );
     assert.deepStrictEqual(e.annotations, {
       offending_containers: "",
       offending_containers_usage: "",
@@ -183,7 +211,11 @@ describe("disk messages", () => {
         fsCapacity: "100Gi",
         pods: [
           podStats("default/web", {
-            containers: { app: { rootfs: "300Mi", logs: "200Mi" }, side: { rootfs: "1Gi" }, log: { rootfs: 0, logs: "5Mi" } },
+            containers: {
+              app: { rootfs: "300Mi", logs: "200Mi" },
+              side: { rootfs: "1Gi" },
+              log: { rootfs: 0, logs: "5Mi" },
+            },
           }),
         ],
       }),
@@ -229,7 +261,10 @@ describe("disk messages", () => {
       },
       node({ fsAvailable: "9Gi", fsCapacity: "100Gi", pods: [podStats("default/plr", { ws: "1Gi" })] }),
     );
-    assert.equal(e.message, "The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 9Gi. ");
+    assert.equal(
+      e.message,
+      "The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 9Gi. ",
+    );
     assert.equal(e.annotations["offending_pod"], undefined);
   });
 });

@@ -56,13 +56,23 @@ describe("node conditions per signal family", () => {
       // the containerfs threshold mirrors nodefs (single layout); nodefs itself is fine
       signal: "containerfs.available",
       config: { "nodefs.available": "10Gi" },
-      stats: { fsAvailable: "50Gi", fsCapacity: "100Gi", containerFsAvailable: "5Gi", containerFsCapacity: "100Gi" },
+      stats: {
+        fsAvailable: "50Gi",
+        fsCapacity: "100Gi",
+        containerFsAvailable: "5Gi",
+        containerFsCapacity: "100Gi",
+      },
       condition: "DiskPressure",
     },
     {
       signal: "containerfs.inodesFree",
       config: { "nodefs.inodesFree": "1k" },
-      stats: { fsInodesFree: 900_000, fsInodes: 1_000_000, containerFsInodesFree: 500, containerFsInodes: 1_000_000 },
+      stats: {
+        fsInodesFree: 900_000,
+        fsInodes: 1_000_000,
+        containerFsInodesFree: 500,
+        containerFsInodes: 1_000_000,
+      },
       condition: "DiskPressure",
     },
     {
@@ -88,7 +98,9 @@ describe("node conditions per signal family", () => {
 
   test("reported in the order MemoryPressure, DiskPressure, PIDPressure whatever the config order", () => {
     const run = scenario({
-      config: { evictionHard: { "pid.available": "1k", "nodefs.available": "10Gi", "memory.available": "1Gi" } },
+      config: {
+        evictionHard: { "pid.available": "1k", "nodefs.available": "10Gi", "memory.available": "1Gi" },
+      },
     })
       .at(
         "0s",
@@ -102,7 +114,11 @@ describe("node conditions per signal family", () => {
         }),
       )
       .run();
-    assert.deepStrictEqual(run.step("0s").report.conditions, ["MemoryPressure", "DiskPressure", "PIDPressure"]);
+    assert.deepStrictEqual(run.step("0s").report.conditions, [
+      "MemoryPressure",
+      "DiskPressure",
+      "PIDPressure",
+    ]);
   });
 
   test("a soft threshold inside its grace period already sets the condition", () => {
@@ -214,18 +230,12 @@ describe("fresh-stats rule (§3.6)", () => {
   });
 
   test("stats that went back in time are not fresh either (strictly after)", () => {
-    const run = scenario({ config, pods })
-      .at("0s", low("5s"))
-      .at("10s", low("3s"))
-      .run();
+    const run = scenario({ config, pods }).at("0s", low("5s")).at("10s", low("3s")).run();
     assert.deepStrictEqual(run.step("10s").report.evictions, []);
   });
 
   test("stats without a time stamp (zero time) are always fresh", () => {
-    const run = scenario({ config, pods })
-      .at("0s", low(null))
-      .at("10s", low(null))
-      .run();
+    const run = scenario({ config, pods }).at("0s", low(null)).at("10s", low(null)).run();
     assert.deepStrictEqual(evictedKeys(run.step("0s").report), ["default/a"]);
     assert.deepStrictEqual(evictedKeys(run.step("10s").report), ["default/a"]);
   });

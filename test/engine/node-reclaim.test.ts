@@ -13,7 +13,10 @@ import { node, podStats, type NodeStatsSpec } from "../support/summary-builders.
 
 const pods = [pod("default/a")];
 const withPod = (spec: NodeStatsSpec) =>
-  node({ ...spec, pods: [podStats("default/a", { ws: "1Gi", rootfs: "1Gi", logs: "1Mi", rootfsInodes: 100 })] });
+  node({
+    ...spec,
+    pods: [podStats("default/a", { ws: "1Gi", rootfs: "1Gi", logs: "1Mi", rootfsInodes: 100 })],
+  });
 
 describe("reclaim functions per signal and layout", () => {
   const low: Record<string, NodeStatsSpec> = {
@@ -50,7 +53,8 @@ describe("reclaim functions per signal and layout", () => {
     { layout: "dedicated", signal: "pid.available", functions: [] },
   ];
   for (const row of rows) {
-    const name = row.functions.length === 0 ? "no reclaim, straight to eviction" : row.functions.join(" then ");
+    const name =
+      row.functions.length === 0 ? "no reclaim, straight to eviction" : row.functions.join(" then ");
     test(`${row.layout}: ${row.signal} → ${name}`, () => {
       const r = runOnce(
         { config: { evictionHard: { [row.signal]: value[row.signal] } }, pods, layout: row.layout },
@@ -108,11 +112,9 @@ describe("reclaim sufficiency", () => {
       evictionSoft: { "memory.available": "1Gi" },
       evictionSoftGracePeriod: { "memory.available": "5m" },
     };
-    const r = runOnce(
-      { config, pods },
-      fs("9Gi", { memAvailable: "900Mi", memWorkingSet: "3Gi" }),
-      { afterReclaim: fs("20Gi", { memAvailable: "2Gi", memWorkingSet: "3Gi" }) },
-    );
+    const r = runOnce({ config, pods }, fs("9Gi", { memAvailable: "900Mi", memWorkingSet: "3Gi" }), {
+      afterReclaim: fs("20Gi", { memAvailable: "2Gi", memWorkingSet: "3Gi" }),
+    });
     assert.equal(r.report.reclaim?.sufficient, true);
   });
 
@@ -131,11 +133,21 @@ describe("reclaim sufficiency", () => {
 
   test("reclaim errors are reported and the check still runs", () => {
     const errors = { containers: "rpc error: code = Unavailable", images: "image is in use" };
-    const ok = runOnce({ config: hardNodefs, pods }, fs("9Gi"), { afterReclaim: fs("20Gi"), reclaimErrors: errors });
+    const ok = runOnce({ config: hardNodefs, pods }, fs("9Gi"), {
+      afterReclaim: fs("20Gi"),
+      reclaimErrors: errors,
+    });
     assert.deepStrictEqual(ok.report.reclaim, { ran: ["containers", "images"], sufficient: true, errors });
     assert.deepStrictEqual(ok.report.evictions, []);
-    const still = runOnce({ config: hardNodefs, pods }, fs("9Gi"), { afterReclaim: fs("9Gi"), reclaimErrors: errors });
-    assert.deepStrictEqual(still.report.reclaim, { ran: ["containers", "images"], sufficient: false, errors });
+    const still = runOnce({ config: hardNodefs, pods }, fs("9Gi"), {
+      afterReclaim: fs("9Gi"),
+      reclaimErrors: errors,
+    });
+    assert.deepStrictEqual(still.report.reclaim, {
+      ran: ["containers", "images"],
+      sufficient: false,
+      errors,
+    });
     assert.deepStrictEqual(evictedKeys(still.report), ["default/a"]);
   });
 
@@ -156,7 +168,9 @@ describe("reclaim sufficiency", () => {
       fsCapacity: "100Gi",
       pods: [podStats("default/a", { rootfs: "5Gi" }), podStats("default/b", { rootfs: "1Mi" })],
     });
-    const r = runOnce({ config: hardNodefs, pods: [pod("default/a"), pod("default/b")] }, before, { afterReclaim: after });
+    const r = runOnce({ config: hardNodefs, pods: [pod("default/a"), pod("default/b")] }, before, {
+      afterReclaim: after,
+    });
     assert.deepStrictEqual(evictedKeys(r.report), ["default/b"]);
   });
 });

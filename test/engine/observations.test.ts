@@ -65,8 +65,16 @@ describe("signal observations", () => {
   const missing: { name: string; drop: (keyof NodeStatsSpec)[]; gone: Signal[] }[] = [
     { name: "memory without working set", drop: ["memWorkingSet"], gone: ["memory.available"] },
     { name: "memory without available", drop: ["memAvailable"], gone: ["memory.available"] },
-    { name: "no pods system container", drop: ["allocAvailable", "allocWorkingSet"], gone: ["allocatableMemory.available"] },
-    { name: "pods container without working set", drop: ["allocWorkingSet"], gone: ["allocatableMemory.available"] },
+    {
+      name: "no pods system container",
+      drop: ["allocAvailable", "allocWorkingSet"],
+      gone: ["allocatableMemory.available"],
+    },
+    {
+      name: "pods container without working set",
+      drop: ["allocWorkingSet"],
+      gone: ["allocatableMemory.available"],
+    },
     { name: "node fs without capacity", drop: ["fsCapacity"], gone: ["nodefs.available"] },
     { name: "node fs without inode total", drop: ["fsInodes"], gone: ["nodefs.inodesFree"] },
     { name: "node fs without inodes free", drop: ["fsInodesFree"], gone: ["nodefs.inodesFree"] },
@@ -78,7 +86,11 @@ describe("signal observations", () => {
     { name: "image fs without available", drop: ["imageFsAvailable"], gone: ["imagefs.available"] },
     { name: "image fs without inodes", drop: ["imageFsInodes"], gone: ["imagefs.inodesFree"] },
     { name: "container fs without capacity", drop: ["containerFsCapacity"], gone: ["containerfs.available"] },
-    { name: "container fs without inodes free", drop: ["containerFsInodesFree"], gone: ["containerfs.inodesFree"] },
+    {
+      name: "container fs without inodes free",
+      drop: ["containerFsInodesFree"],
+      gone: ["containerfs.inodesFree"],
+    },
     {
       name: "no runtime block",
       drop: [
@@ -99,9 +111,9 @@ describe("signal observations", () => {
 
   for (const row of missing) {
     test(`a signal missing an input has no observation: ${row.name}`, () => {
-      const spec: Record<string, unknown> = { ...FULL };
+      const spec: { -readonly [K in keyof NodeStatsSpec]?: NodeStatsSpec[K] } = { ...FULL };
       for (const key of row.drop) delete spec[key];
-      const got = observe(spec as NodeStatsSpec);
+      const got = observe(spec);
       const full = observe(FULL);
       const expectedSignals = [...full.keys()].filter((s) => !row.gone.includes(s)).sort();
       assert.deepStrictEqual([...got.keys()].sort(), expectedSignals);

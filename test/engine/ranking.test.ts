@@ -84,7 +84,10 @@ describe("memory ranking: exceeds requests → priority → usage − request", 
         ],
       },
       lowMemory(
-        podStats("default/s", { podWs: "300Mi", containers: { app: { ws: "200Mi" }, proxy: { ws: "100Mi" } } }),
+        podStats("default/s", {
+          podWs: "300Mi",
+          containers: { app: { ws: "200Mi" }, proxy: { ws: "100Mi" } },
+        }),
         podStats("default/u", { ws: "300Mi" }),
         podStats("default/t", { ws: "10Mi" }),
       ),
@@ -118,18 +121,69 @@ describe("disk ranking per layout (§4.4)", () => {
     pods: stats,
   });
   const rows: { layout: FilesystemLayout; signal: string; value: string; order: string[]; why: string }[] = [
-    { layout: "single", signal: "nodefs.available", value: "10Gi", order: ["p1", "p3", "p2"], why: "root+logs+volumes: 1010, 850, 650" },
-    { layout: "single", signal: "imagefs.available", value: "10Gi", order: ["p1", "p3", "p2"], why: "root+logs+volumes" },
-    { layout: "dedicated", signal: "nodefs.available", value: "10Gi", order: ["p3", "p2", "p1"], why: "logs+volumes: 830, 600, 10" },
-    { layout: "dedicated", signal: "imagefs.available", value: "10Gi", order: ["p1", "p2", "p3"], why: "root: 1000, 50, 20" },
-    { layout: "split", signal: "nodefs.available", value: "10Gi", order: ["p1", "p3", "p2"], why: "logs+volumes+root" },
-    { layout: "single", signal: "nodefs.inodesFree", value: "1k", order: ["p2", "p3", "p1"], why: "inodes: 305, 201, 100" },
-    { layout: "dedicated", signal: "nodefs.inodesFree", value: "1k", order: ["p2", "p3", "p1"], why: "logs+volumes inodes: 300, 200, 0" },
-    { layout: "dedicated", signal: "imagefs.inodesFree", value: "1k", order: ["p1", "p2", "p3"], why: "root inodes: 100, 5, 1" },
+    {
+      layout: "single",
+      signal: "nodefs.available",
+      value: "10Gi",
+      order: ["p1", "p3", "p2"],
+      why: "root+logs+volumes: 1010, 850, 650",
+    },
+    {
+      layout: "single",
+      signal: "imagefs.available",
+      value: "10Gi",
+      order: ["p1", "p3", "p2"],
+      why: "root+logs+volumes",
+    },
+    {
+      layout: "dedicated",
+      signal: "nodefs.available",
+      value: "10Gi",
+      order: ["p3", "p2", "p1"],
+      why: "logs+volumes: 830, 600, 10",
+    },
+    {
+      layout: "dedicated",
+      signal: "imagefs.available",
+      value: "10Gi",
+      order: ["p1", "p2", "p3"],
+      why: "root: 1000, 50, 20",
+    },
+    {
+      layout: "split",
+      signal: "nodefs.available",
+      value: "10Gi",
+      order: ["p1", "p3", "p2"],
+      why: "logs+volumes+root",
+    },
+    {
+      layout: "single",
+      signal: "nodefs.inodesFree",
+      value: "1k",
+      order: ["p2", "p3", "p1"],
+      why: "inodes: 305, 201, 100",
+    },
+    {
+      layout: "dedicated",
+      signal: "nodefs.inodesFree",
+      value: "1k",
+      order: ["p2", "p3", "p1"],
+      why: "logs+volumes inodes: 300, 200, 0",
+    },
+    {
+      layout: "dedicated",
+      signal: "imagefs.inodesFree",
+      value: "1k",
+      order: ["p1", "p2", "p3"],
+      why: "root inodes: 100, 5, 1",
+    },
   ];
   for (const row of rows) {
     test(`${row.layout} ${row.signal}: ${row.order.join(", ")} (${row.why})`, () => {
-      const r = runOnce({ config: { evictionHard: { [row.signal]: row.value } }, pods, layout: row.layout }, summary);
+      const r = runOnce(
+        { config: { evictionHard: { [row.signal]: row.value } }, pods, layout: row.layout },
+        summary,
+      );
       assert.equal(r.report.actedOn?.signal, row.signal);
       assert.deepStrictEqual(
         rankingKeys(r.report),
@@ -166,7 +220,8 @@ describe("disk ranking per layout (§4.4)", () => {
     const order = rankingKeys(r.report) ?? [];
     const at = (key: string) => order.indexOf(key);
     for (const k of counted) assert.ok(at(`default/${k.toLowerCase()}`) < at("default/ref"), `${k} counts`);
-    for (const k of excluded) assert.ok(at(`default/${k.toLowerCase()}`) > at("default/ref"), `${k} does not count`);
+    for (const k of excluded)
+      assert.ok(at(`default/${k.toLowerCase()}`) > at("default/ref"), `${k} does not count`);
     assert.ok(at("default/tmpfs") > at("default/ref"), "memory-backed emptyDir does not count");
     assert.ok(at("default/nospec") > at("default/ref"), "undeclared volume does not count");
   });
@@ -248,7 +303,10 @@ describe("disk ranking per layout (§4.4)", () => {
 
   test("pods without stats come first under disk pressure too", () => {
     const r = runOnce(
-      { config: { evictionHard: { "nodefs.available": "10Gi" } }, pods: [pod("default/big"), pod("default/new", { priority: 5 })] },
+      {
+        config: { evictionHard: { "nodefs.available": "10Gi" } },
+        pods: [pod("default/big"), pod("default/new", { priority: 5 })],
+      },
       node({ fsAvailable: "5Gi", fsCapacity: "100Gi", pods: [podStats("default/big", { rootfs: "10Gi" })] }),
     );
     assert.deepStrictEqual(rankingKeys(r.report), ["default/new", "default/big"]);
@@ -286,6 +344,9 @@ describe("PID ranking: priority → process count", () => {
       "default/k1",
       "default/k5",
     ]);
-    assert.equal(r.report.evictions[0]?.message, "The node was low on resource: pids. Threshold quantity: 1k, available: 500. ");
+    assert.equal(
+      r.report.evictions[0]?.message,
+      "The node was low on resource: pids. Threshold quantity: 1k, available: 500. ",
+    );
   });
 });

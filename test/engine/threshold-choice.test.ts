@@ -24,7 +24,10 @@ describe("memory thresholds are acted on first", () => {
     );
     assert.deepStrictEqual(metSignals(r.report).sort(), ["memory.available", "nodefs.available"]);
     assert.equal(r.report.actedOn?.signal, "memory.available");
-    assert.deepStrictEqual(r.report.nodeEvent, { reason: "EvictionThresholdMet", message: "Attempting to reclaim memory" });
+    assert.deepStrictEqual(r.report.nodeEvent, {
+      reason: "EvictionThresholdMet",
+      message: "Attempting to reclaim memory",
+    });
     // memory has no node-level reclaim: the engine goes straight to eviction
     assert.equal(r.reclaimRequested, undefined);
     assert.equal(r.report.reclaim, undefined);
@@ -51,7 +54,11 @@ describe("memory thresholds are acted on first", () => {
 
   test("only a disk threshold met → the disk one, with its resource in the node event", () => {
     const r = runOnce(
-      { config: { evictionHard: { "nodefs.available": "10Gi", "memory.available": "100Mi" } }, pods, layout: "dedicated" },
+      {
+        config: { evictionHard: { "nodefs.available": "10Gi", "memory.available": "100Mi" } },
+        pods,
+        layout: "dedicated",
+      },
       node({ fsAvailable: "5Gi", fsCapacity: "100Gi", memAvailable: "3Gi", memWorkingSet: "3Gi" }),
     );
     assert.equal(r.report.actedOn?.signal, "nodefs.available");

@@ -62,7 +62,12 @@ describe("percentage thresholds use float32 maths (§15.1)", () => {
     );
   });
 
-  const others: { signal: string; value: string; spec: (avail: number) => Parameters<typeof node>[0]; at: number }[] = [
+  const others: {
+    signal: string;
+    value: string;
+    spec: (avail: number) => Parameters<typeof node>[0];
+    at: number;
+  }[] = [
     // 15% of 16 GiB = 2576980480
     {
       signal: "imagefs.available",
@@ -71,7 +76,12 @@ describe("percentage thresholds use float32 maths (§15.1)", () => {
       at: 2_576_980_480,
     },
     // 5% of 1,000,000 inodes = 50000
-    { signal: "nodefs.inodesFree", value: "5%", spec: (a) => ({ fsInodesFree: a, fsInodes: 1_000_000 }), at: 50_000 },
+    {
+      signal: "nodefs.inodesFree",
+      value: "5%",
+      spec: (a) => ({ fsInodesFree: a, fsInodes: 1_000_000 }),
+      at: 50_000,
+    },
   ];
   for (const row of others) {
     test(`${row.signal}<${row.value}: met just below ${row.at}, not met at it`, () => {

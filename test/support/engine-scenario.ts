@@ -9,12 +9,7 @@ import { buildEvictionConfig } from "../../src/core/config/build-eviction-config
 import { formatIssue, IssueList } from "../../src/core/issues.js";
 import { decodePodList } from "../../src/core/pod/decode-pod.js";
 import { INITIAL_STATE, synchronize } from "../../src/core/engine/index.js";
-import type {
-  EngineState,
-  ReclaimFunction,
-  SyncReport,
-  SyncResult,
-} from "../../src/core/engine/index.js";
+import type { EngineState, ReclaimFunction, SyncReport, SyncResult } from "../../src/core/engine/index.js";
 import type { EpochMs, EvictionConfig, FilesystemLayout, NodeSummary, Pod } from "../../src/core/model.js";
 import type { PodManifest } from "./pod-manifests.js";
 import { offsetTime, type SummarySpec } from "./summary-builders.js";
@@ -73,7 +68,10 @@ interface Step {
 }
 
 /** Config through the real parser; a config the kubelet would refuse fails the test loudly. */
-export function evictionConfig(config?: Readonly<Record<string, unknown>>, flags: readonly string[] = []): EvictionConfig {
+export function evictionConfig(
+  config?: Readonly<Record<string, unknown>>,
+  flags: readonly string[] = [],
+): EvictionConfig {
   const result = buildEvictionConfig({
     ...(config !== undefined
       ? { config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...config } }
@@ -93,7 +91,7 @@ export function decodePods(manifests: readonly PodManifest[]): Pod[] {
 }
 
 function isSpec(s: SummarySpec | NodeSummary): s is SummarySpec {
-  return "kind" in s && (s as SummarySpec).kind === "summary-spec";
+  return "kind" in s && s.kind === "summary-spec";
 }
 
 function resolve(s: SummarySpec | NodeSummary, time: EpochMs): NodeSummary {
@@ -183,7 +181,11 @@ export function scenario(spec: ScenarioSpec = {}): Scenario {
 }
 
 /** One synchronize at `0s`: the common case for single-run rules. */
-export function runOnce(spec: ScenarioSpec, summary: SummarySpec | NodeSummary | null, options: StepOptions = {}): StepResult {
+export function runOnce(
+  spec: ScenarioSpec,
+  summary: SummarySpec | NodeSummary | null,
+  options: StepOptions = {},
+): StepResult {
   const run = scenario(spec).at("0s", summary, options).run();
   const first = run.steps[0];
   if (first === undefined) throw new Error("no step ran");

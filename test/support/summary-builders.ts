@@ -122,7 +122,11 @@ export interface SummarySpec {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function resolveTime(own: StatsTime | undefined, fallback: StatsTime | undefined, stepTime: EpochMs): EpochMs | undefined {
+function resolveTime(
+  own: StatsTime | undefined,
+  fallback: StatsTime | undefined,
+  stepTime: EpochMs,
+): EpochMs | undefined {
   const t = own !== undefined ? own : fallback;
   if (t === undefined) return stepTime;
   return t === null ? undefined : offsetTime(t);
@@ -137,7 +141,11 @@ function defined<T extends object>(fields: { [K in keyof T]: T[K] | undefined })
 
 const opt = (a: Amount | undefined): bigint | undefined => (a === undefined ? undefined : amount(a));
 
-function memory(available: Amount | undefined, ws: Amount | undefined, time: EpochMs | undefined): MemoryStats | undefined {
+function memory(
+  available: Amount | undefined,
+  ws: Amount | undefined,
+  time: EpochMs | undefined,
+): MemoryStats | undefined {
   if (available === undefined && ws === undefined) return undefined;
   return defined<MemoryStats>({ time, availableBytes: opt(available), workingSetBytes: opt(ws) });
 }
@@ -191,7 +199,11 @@ export function node(spec: NodeStatsSpec = {}): SummarySpec {
         n.runtime = defined<{ imageFs?: FsStats; containerFs?: FsStats }>({ imageFs, containerFs });
       }
       if (spec.maxPid !== undefined || spec.curProc !== undefined) {
-        n.rlimit = defined<RlimitStats>({ time: at(spec.pidTime), maxpid: opt(spec.maxPid), curproc: opt(spec.curProc) });
+        n.rlimit = defined<RlimitStats>({
+          time: at(spec.pidTime),
+          maxpid: opt(spec.maxPid),
+          curproc: opt(spec.curProc),
+        });
       }
       return { node: n, pods: (spec.pods ?? []).map((p) => p.build(stepTime)) };
     },
@@ -237,8 +249,10 @@ export function podStats(key: string, spec: PodStatsSpec = {}): PodStatsBuilder 
       );
       const podWs = spec.podWs === undefined ? wsSum : spec.podWs;
       if (podWs === null) out.memory = defined<MemoryStats>({ time });
-      else if (podWs !== undefined) out.memory = defined<MemoryStats>({ time, workingSetBytes: amount(podWs) });
-      if (spec.ephemeral !== undefined) out.ephemeralStorage = defined<FsStats>({ time, usedBytes: amount(spec.ephemeral) });
+      else if (podWs !== undefined)
+        out.memory = defined<MemoryStats>({ time, workingSetBytes: amount(podWs) });
+      if (spec.ephemeral !== undefined)
+        out.ephemeralStorage = defined<FsStats>({ time, usedBytes: amount(spec.ephemeral) });
       if (spec.processes !== undefined) out.processCount = amount(spec.processes);
       return out;
     },

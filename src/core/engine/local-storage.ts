@@ -5,6 +5,7 @@
  * DisruptionTarget condition. Unlike pressure evictions, several pods may go in one run.
  */
 import type { FilesystemLayout, Pod, PodStats } from "../model.js";
+import { goQuote } from "../go-quote.js";
 import { isCriticalPod } from "../pod/critical.js";
 import { podEphemeralStorageLimit } from "../pod/resources.js";
 import { formatQuantity, isQuantityZero, quantityNanos, type Quantity } from "../quantity.js";
@@ -24,8 +25,6 @@ function over(usage: bigint, limit: Quantity): boolean {
   return usage * NANOS > quantityNanos(limit);
 }
 
-/** Go's %q for the plain names and quantities that appear here. */
-const quote = (s: string): string => JSON.stringify(s);
 
 /** The first emptyDir (spec order, any medium) whose usage exceeds its sizeLimit. */
 function emptyDirViolation(pod: Pod, stats: PodStats): Violation | undefined {
@@ -36,7 +35,7 @@ function emptyDirViolation(pod: Pod, stats: PodStats): Violation | undefined {
     if (used !== undefined && over(used, v.sizeLimit)) {
       return {
         signal: "emptydirfs.limit",
-        message: `Usage of EmptyDir volume ${quote(v.name)} exceeds the limit ${quote(formatQuantity(v.sizeLimit))}. `,
+        message: `Usage of EmptyDir volume ${goQuote(v.name)} exceeds the limit ${goQuote(formatQuantity(v.sizeLimit))}. `,
       };
     }
   }
@@ -71,7 +70,7 @@ function containerLimitViolation(pod: Pod, stats: PodStats, layout: FilesystemLa
     if (over(used, limit)) {
       return {
         signal: "ephemeralcontainerfs.limit",
-        message: `Container ${cs.name} exceeded its local ephemeral storage limit ${quote(formatQuantity(limit))}. `,
+        message: `Container ${cs.name} exceeded its local ephemeral storage limit ${goQuote(formatQuantity(limit))}. `,
       };
     }
   }
