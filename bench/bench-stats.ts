@@ -71,9 +71,3 @@ export function writeResults(file: string, results: unknown): void {
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
-
-/** Asks V8 for a full collection when the process runs with --expose-gc (steadier timings). */
-export function collectGarbage(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc !== undefined) gc();
-}

@@ -5,7 +5,7 @@
  * the replay benchmark; run directly it writes a trace file:
  *
  *   node dist/bench/generate-trace.js --steps 3000 [--pods 110] [--richness full|typical|eviction]
- *        [--seed 1] [--out trace.json]
+ *        [--seed 1] [--from 0] [--out trace.json]
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -31,12 +31,18 @@ export interface TraceOptions {
   readonly pods?: number;
   readonly seed?: number;
   readonly richness?: Richness;
-  /** RFC 3339 wall time of the first step (default 2025-03-03T08:00:00Z). */
+  /** RFC 3339 wall time of the node history's step 0 (default 2025-03-03T08:00:00Z). */
   readonly start?: string;
+  /**
+   * Where in the node's history the trace begins: steps before it are played out but not written
+   * (default 0). The first pressure episode comes after about 600 steps (1h40m).
+   */
+  readonly fromStep?: number;
 }
 
 /** An eviction the generator expects the engine to make (it removed the pod from later scrapes). */
 export interface PredictedEviction {
+  /** Index in the written trace's steps. */
   readonly step: number;
   readonly pod: string;
   readonly signal: string;
@@ -56,8 +62,15 @@ export interface TraceInfo {
 
 const STEP_MS = 10_000;
 const NODE_NAME = "ip-10-0-37-142.eu-west-1.compute.internal";
-/** 64 GiB instance as the kernel reports it (a little under the nominal size). */
-const CAPACITY_MEMORY = 65_032_180 * 1024;
+/**
+ * The node's memory, sized to its pods: the smallest multiple of 8 GiB that leaves them about 14%
+ * headroom (64 GiB for 110 pods), reported as the kernel does, a little under the nominal size
+ * (65,032,180 KiB for 64 GiB).
+ */
+function memoryCapacity(workingSet: number): number {
+  const nominal = Math.max(2, Math.ceil(workingSet / 0.86 / (8 * GI))) * 8 * GI;
+  return Math.round((nominal / 1024) * (65_032_180 / 67_108_864)) * 1024;
+}
 const RESERVED_MEMORY = 1536 * MI; // kubeReserved 1Gi + systemReserved 512Mi
 const NODEFS_CAPACITY = 107_374_182_400;
 const IMAGEFS_CAPACITY = 214_748_364_800;
@@ -225,8 +238,10 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
   // Rendering noise has its own stream, so that every richness plays out the same node history.
   const noise = new Prng((options.seed ?? 1) + 0x5bd1e995);
   const richness = options.richness ?? "full";
-  const startText = options.start ?? "2025-03-03T08:00:00Z";
-  const start = Date.parse(startText);
+  const start = Date.parse(options.start ?? "2025-03-03T08:00:00Z");
+  const from = options.fromStep ?? 0;
+  const end = from + options.steps;
+  if (!(options.steps >= 1) || !(from >= 0)) throw new RangeError("a trace needs at least one step, from a step ≥ 0");
   let bytes = 0;
   const emit = (s: string): void => {
     bytes += Buffer.byteLength(s);
@@ -244,7 +259,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     return p;
   });
   const pending: { step: number; model: PodModel }[] = [];
-  const model = new EvictionModel();
+  let model = new EvictionModel();
   const predicted: PredictedEviction[] = [];
   let evicted: PodRuntime | undefined;
   let addedPods = 0;
@@ -252,6 +267,9 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
 
   // Node-level slow drifts: system daemons' memory, page cache, journal and image store.
   let systemWs = 2.4 * GI;
+  let initialWs = systemWs;
+  for (const p of active) initialWs += podWorkingSet(p);
+  const capacityMemory = memoryCapacity(initialWs);
   let journal = 2.2 * GI;
   let images = 41 * GI;
   const bootedAt = start - 3 * 86_400_000 - rng.int(0, 86_400_000);
@@ -259,14 +277,11 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
   let nodeTx = rng.int(1e10, 9e10);
 
   const time = rfc3339;
-  emit(
-    `{"start":${JSON.stringify(startText)},"config":${JSON.stringify(CONFIG)},` +
-      `"node":${JSON.stringify({ metadata: { name: NODE_NAME }, status: { capacity: { cpu: "16", memory: `${CAPACITY_MEMORY / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +
-      `"pods":${JSON.stringify(catalogue.pods.map((p) => podObject(p, NODE_NAME, time)))},"steps":[`,
-  );
+  let initialPods = 0;
 
-  for (let step = 0; step < options.steps; step++) {
+  for (let step = 0; step < end; step++) {
     const now = start + step * STEP_MS;
+    const written = step >= from;
     // The pod evicted last step is gone (its kill took effect); its replacement comes later.
     if (evicted !== undefined) {
       const gone = evicted;
@@ -283,8 +298,21 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       const p = runtimeOf({ ...due.model, startedAt: now - 5000 }, fresh);
       started.set(p, step);
       active.push(p);
-      added.push(p.model);
-      addedPods++;
+      if (step > from) {
+        added.push(p.model);
+        addedPods++;
+      }
+    }
+    if (step === from) {
+      // The trace begins here: the pods running now are its initial pods, and the engine starts
+      // with a fresh state, which the generator's model must too.
+      initialPods = active.length;
+      model = new EvictionModel();
+      emit(
+        `{"start":${JSON.stringify(time(now))},"config":${JSON.stringify(CONFIG)},` +
+          `"node":${JSON.stringify({ metadata: { name: NODE_NAME }, status: { capacity: { cpu: "16", memory: `${capacityMemory / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +
+          `"pods":${JSON.stringify(active.map((p) => podObject(p.model, NODE_NAME, time)))},"steps":[`,
+      );
     }
     for (const p of active) advance(p, rng, step - (started.get(p) ?? 0));
 
@@ -316,8 +344,8 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     const imageFsUsed = Math.round(images + rootfs);
     const node: NodeSample = {
       name: NODE_NAME,
-      capacityMemory: CAPACITY_MEMORY,
-      allocatableMemory: CAPACITY_MEMORY - RESERVED_MEMORY,
+      capacityMemory,
+      allocatableMemory: capacityMemory - RESERVED_MEMORY,
       systemWorkingSet: Math.round(systemWs),
       pageCache: Math.round(9 * GI + (journal % GI)),
       nodeFs: fsSample(NODEFS_CAPACITY, nodeFsUsed, 6_553_600, 412_000 + Math.round(logs / 200_000) + Math.round(scratch / 80_000)),
@@ -328,30 +356,75 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       rxBytes: nodeRx,
       txBytes: nodeTx,
     };
-    const ctx: ScrapeContext = { richness, rng: noise, now, step, time };
-    const summary = renderSummary(ctx, node, active);
-
-    const memoryAvailable = CAPACITY_MEMORY - podsWs - node.systemWorkingSet;
-    minAvailable = Math.min(minAvailable, memoryAvailable);
+    const memoryAvailable = capacityMemory - podsWs - node.systemWorkingSet;
+    if (written) minAvailable = Math.min(minAvailable, memoryAvailable);
     const decision = model.decide(now, { "memory.available": memoryAvailable, "allocatableMemory.available": node.allocatableMemory - podsWs }, active);
     if (decision !== undefined) {
       evicted = decision.pod;
       const pod = `${decision.pod.model.namespace}/${decision.pod.model.name}`;
-      predicted.push({ step, pod, signal: decision.threshold.signal, threshold: decision.threshold.id });
+      if (written) predicted.push({ step: step - from, pod, signal: decision.threshold.signal, threshold: decision.threshold.id });
     }
+    if (!written) continue;
 
-    const record: Record<string, unknown> = { at: goDuration(step * STEP_MS), summary };
+    // Rendering draws only from `noise`: skipped steps cost little and change nothing.
+    const summary = renderSummary({ richness, rng: noise, now, step, time }, node, active);
+    const record: Record<string, unknown> = { at: goDuration((step - from) * STEP_MS), summary };
     if (added.length > 0) record["addPods"] = added.map((m) => podObject(m, NODE_NAME, time));
-    emit((step === 0 ? "" : ",") + JSON.stringify(record));
+    emit((step === from ? "" : ",") + JSON.stringify(record));
   }
   emit("]}\n");
   return {
     bytes,
     steps: options.steps,
-    initialPods: catalogue.pods.length,
+    initialPods,
     addedPods,
     predictedEvictions: predicted,
     minMemoryAvailable: minAvailable,
+  };
+}
+
+/** One node at one instant, for benchmarks of a single synchronize. */
+export interface NodeSnapshot {
+  /** The KubeletConfiguration the trace uses. */
+  readonly config: Record<string, unknown>;
+  /** v1 Pod objects. */
+  readonly pods: readonly Record<string, unknown>[];
+  /** A Summary API response. */
+  readonly summary: Record<string, unknown>;
+}
+
+/**
+ * `pods` pods (system pods, then applications; the node's memory is sized to fit them) and one
+ * scrape whose node `memory.available` is `memoryAvailable` bytes.
+ */
+export function nodeSnapshot(options: { readonly pods: number; readonly memoryAvailable: number; readonly seed?: number; readonly richness?: Richness }): NodeSnapshot {
+  const rng = new Prng(options.seed ?? 1);
+  const now = Date.parse("2025-03-03T08:00:00Z");
+  const catalogue = nodePods(rng, options.pods, NODE_NAME, now);
+  const active = catalogue.pods.map((m) => runtimeOf(m, rng));
+  let podsWs = 0;
+  for (const p of active) podsWs += podWorkingSet(p);
+  const systemWs = Math.round(2.4 * GI);
+  const capacity = podsWs + systemWs + options.memoryAvailable;
+  const node: NodeSample = {
+    name: NODE_NAME,
+    capacityMemory: capacity,
+    allocatableMemory: capacity - 1 * GI,
+    systemWorkingSet: systemWs,
+    pageCache: 9 * GI,
+    nodeFs: fsSample(NODEFS_CAPACITY, 30 * GI, 6_553_600, 450_000),
+    imageFs: fsSample(IMAGEFS_CAPACITY, 60 * GI, 13_107_200, 1_900_000),
+    maxPid: 4_194_304,
+    curProc: 240 + options.pods * 6,
+    bootedAt: now - 3 * 86_400_000,
+    rxBytes: 4e10,
+    txBytes: 3e10,
+  };
+  const ctx: ScrapeContext = { richness: options.richness ?? "full", rng, now, step: 0, time: rfc3339 };
+  return {
+    config: CONFIG,
+    pods: catalogue.pods.map((p) => podObject(p, NODE_NAME, rfc3339)),
+    summary: renderSummary(ctx, node, active),
   };
 }
 
@@ -399,6 +472,7 @@ function parseArgs(argv: readonly string[]): { options: TraceOptions; out: strin
       pods: Number(value("--pods") ?? 110),
       seed: Number(value("--seed") ?? 1),
       richness: richness as Richness,
+      fromStep: Number(value("--from") ?? 0),
     },
     out: value("--out"),
   };

@@ -30,7 +30,9 @@ function program(): Command {
     .option("-o, --output <format>", "text | json", "text")
     .action(async (config: string | undefined, flags: string[], opts: { output: string }) => {
       const { checkConfigCommand } = await import("./commands/check-config.js");
-      process.exitCode = await checkConfigCommand(config, flags, opts);
+      // `check-config -- --eviction-hard=...` (no file): the first flag lands in [config].
+      const [file, all] = config?.startsWith("--") === true ? [undefined, [config, ...flags]] : [config, flags];
+      process.exitCode = await checkConfigCommand(file, all, opts);
     });
   return cmd;
 }

@@ -119,7 +119,8 @@ const EXPECTED: Record<string, Expected> = {
   },
 };
 
-const sortedRows = (rows: readonly Json[]): string[] => rows.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort();
+const sortedRows = (rows: readonly Json[]): string[] =>
+  rows.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort();
 
 function checkConfigJson(args: string[]): { out: Json; warnings: string[] } {
   const r = runEvictd(["check-config", ...args]);
@@ -144,7 +145,10 @@ describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP }
       if (want.droppedDefaults !== undefined) {
         const { line, signals } = want.droppedDefaults;
         const w = warnings.find((l) => l.includes(`${file}:${line}:`) && l.includes("evictionHard"));
-        assert.ok(w !== undefined, `no warning at ${name}:${line} about the dropped default thresholds:\n${warnings.join("\n")}`);
+        assert.ok(
+          w !== undefined,
+          `no warning at ${name}:${line} about the dropped default thresholds:\n${warnings.join("\n")}`,
+        );
         for (const s of signals) assert.ok(w.includes(s), `the warning should name ${s}: ${w}`);
       }
     });
@@ -202,17 +206,33 @@ describe("evictd check-config with kubelet flags", { skip: CLI_SKIP }, () => {
     assert.equal(out["evictionMaxPodGracePeriod"], 60);
     assert.equal(out["evictionPressureTransitionPeriod"], "30s"); // still from the file
     // The file's nodefs minimum reclaims no longer have a threshold to apply to.
-    assert.ok(warnings.some((w) => w.includes('evictionMinimumReclaim["nodefs.available"]')), warnings.join("\n"));
+    assert.ok(
+      warnings.some((w) => w.includes('evictionMinimumReclaim["nodefs.available"]')),
+      warnings.join("\n"),
+    );
   });
 
   test("flags without a file (check-config -- FLAGS) apply over the defaults", () => {
     const { out } = checkConfigJson(["--output", "json", "--", "--eviction-hard=memory.available<1Gi"]);
-    assert.deepEqual(sortedRows(out["thresholds"] as Json[]), sortedRows([{ signal: "memory.available", value: "1Gi" }, allocatable("1Gi")].map(row)));
+    assert.deepEqual(
+      sortedRows(out["thresholds"] as Json[]),
+      sortedRows([{ signal: "memory.available", value: "1Gi" }, allocatable("1Gi")].map(row)),
+    );
   });
 
   test("a malformed flag: exit 2 naming the flag and the kubelet's message", () => {
-    const r = runEvictd(["check-config", join(DATA, "kubeletconfig-1.yaml"), "--", "--eviction-hard=memory.available"]);
-    assertInputError(r, [{ path: "flags[0]", mentions: ["--eviction-hard", "memory.available", "malformed pair, expect string<string"] }]);
+    const r = runEvictd([
+      "check-config",
+      join(DATA, "kubeletconfig-1.yaml"),
+      "--",
+      "--eviction-hard=memory.available",
+    ]);
+    assertInputError(r, [
+      {
+        path: "flags[0]",
+        mentions: ["--eviction-hard", "memory.available", "malformed pair, expect string<string"],
+      },
+    ]);
   });
 
   test("an unknown kubelet flag: exit 2", () => {
@@ -227,7 +247,9 @@ describe("evictd check-config on bad configs", { skip: CLI_SKIP }, () => {
   after(() => scratch.cleanup());
 
   test("YAML syntax error (tab indentation): exit 2 with line:column", () => {
-    assertInputError(runEvictd(["check-config", fixture("yaml-syntax.yaml")]), [{ path: "config", mentions: ["yaml-syntax.yaml:5:1:", "Tab"] }]);
+    assertInputError(runEvictd(["check-config", fixture("yaml-syntax.yaml")]), [
+      { path: "config", mentions: ["yaml-syntax.yaml:5:1:", "Tab"] },
+    ]);
   });
 
   test("JSON syntax error (missing comma): exit 2 with line:column", () => {
@@ -240,10 +262,16 @@ describe("evictd check-config on bad configs", { skip: CLI_SKIP }, () => {
     const f = fixture("bad-values.yaml");
     assertInputError(runEvictd(["check-config", f, "--output", "json"]), [
       { path: 'config.evictionHard["memory.available"]', mentions: [`${f}:4:3:`, '"1K"'] },
-      { path: 'config.evictionHard["foo.available"]', mentions: [`${f}:5:3:`, "unsupported eviction signal foo.available"] },
+      {
+        path: 'config.evictionHard["foo.available"]',
+        mentions: [`${f}:5:3:`, "unsupported eviction signal foo.available"],
+      },
       {
         path: 'config.evictionSoft["nodefs.available"]',
-        mentions: [`${f}:7:3:`, "grace period must be specified for the soft eviction threshold nodefs.available"],
+        mentions: [
+          `${f}:7:3:`,
+          "grace period must be specified for the soft eviction threshold nodefs.available",
+        ],
       },
       { path: 'config.evictionMinimumReclaim["nodefs.available"]', mentions: [`${f}:9:3:`, "-1Gi"] },
       { path: "config.evictionPressureTransitionPeriod", mentions: [`${f}:10:1:`, '"5x"'] },
@@ -251,15 +279,23 @@ describe("evictd check-config on bad configs", { skip: CLI_SKIP }, () => {
   });
 
   test("a config file that does not exist", () => {
-    assertInputError(runEvictd(["check-config", join(scratch.dir, "nope.yaml")]), [{ path: "config", mentions: ["nope.yaml"] }]);
+    assertInputError(runEvictd(["check-config", join(scratch.dir, "nope.yaml")]), [
+      { path: "config", mentions: ["nope.yaml"] },
+    ]);
   });
 
   test("a directory, an empty file, a binary file", () => {
-    assertInputError(runEvictd(["check-config", scratch.dir]), [{ path: "config", mentions: [scratch.dir, "directory"] }]);
-    assertInputError(runEvictd(["check-config", scratch.write("empty.yaml", "")]), [{ path: "config", mentions: ["empty.yaml", "empty"] }]);
+    assertInputError(runEvictd(["check-config", scratch.dir]), [
+      { path: "config", mentions: [scratch.dir, "directory"] },
+    ]);
+    assertInputError(runEvictd(["check-config", scratch.write("empty.yaml", "")]), [
+      { path: "config", mentions: ["empty.yaml", "empty"] },
+    ]);
     const bytes = randomBytes(128);
     bytes[5] = 0;
-    assertInputError(runEvictd(["check-config", scratch.write("random.bin", bytes)]), [{ path: "config", mentions: ["random.bin", "binary"] }]);
+    assertInputError(runEvictd(["check-config", scratch.write("random.bin", bytes)]), [
+      { path: "config", mentions: ["random.bin", "binary"] },
+    ]);
   });
 
   test("bad --output value", () => {

@@ -49,10 +49,9 @@ export interface RunOptions {
   readonly cwd?: string;
 }
 
-/** Runs `node bin/evictd.js ...args` from the repository root, as `npm test` does. */
-export function runEvictd(args: readonly string[], options: RunOptions = {}): CliResult {
-  const r = spawnSync(process.execPath, ["bin/evictd.js", ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
+function spawnEvictd(cwd: string, shim: string, args: readonly string[], options: RunOptions): CliResult {
+  const r = spawnSync(process.execPath, [shim, ...args], {
+    cwd,
     input: options.input ?? "",
     encoding: "utf8",
     timeout: 60_000,
@@ -63,18 +62,14 @@ export function runEvictd(args: readonly string[], options: RunOptions = {}): Cl
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs `evictd` from any directory (absolute path to the shim). */
+/** Runs `node bin/evictd.js ...args` from the repository root, as `npm test` does. */
+export function runEvictd(args: readonly string[], options: RunOptions = {}): CliResult {
+  return spawnEvictd(options.cwd ?? REPO_ROOT, "bin/evictd.js", args, options);
+}
+
+/** Runs `evictd` from any directory (absolute path to the shim), e.g. to resolve paths on stdin. */
 export function runEvictdIn(cwd: string, args: readonly string[], options: RunOptions = {}): CliResult {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "evictd.js"), ...args], {
-    cwd,
-    input: options.input ?? "",
-    encoding: "utf8",
-    timeout: 60_000,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-  });
-  if (r.error !== undefined) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return spawnEvictd(cwd, join(REPO_ROOT, "bin", "evictd.js"), args, options);
 }
 
 /** stderr split into lines, without the empty tail. */
@@ -133,7 +128,11 @@ export function assertInputError(r: CliResult, problems: readonly ExpectedProble
     used.add(index);
   }
   if (exact) {
-    assert.equal(errors.length, problems.length, `expected exactly ${problems.length} error line(s), one per problem\n${context}`);
+    assert.equal(
+      errors.length,
+      problems.length,
+      `expected exactly ${problems.length} error line(s), one per problem\n${context}`,
+    );
   }
   return errors;
 }
@@ -151,7 +150,10 @@ export function parseJsonl(stdout: string): Record<string, unknown>[] {
       } catch (e) {
         assert.fail(`stdout line ${i + 1} is not JSON (${String(e)}): ${line.slice(0, 200)}`);
       }
-      assert.ok(typeof value === "object" && value !== null && !Array.isArray(value), `line ${i + 1} is not an object`);
+      assert.ok(
+        typeof value === "object" && value !== null && !Array.isArray(value),
+        `line ${i + 1} is not an object`,
+      );
       return value as Record<string, unknown>;
     });
 }
@@ -173,7 +175,11 @@ export function replayJsonl(
 }
 
 /** A scratch directory removed by the returned cleanup function. */
-export function scratchDir(prefix: string): { dir: string; write: (name: string, content: string | Buffer) => string; cleanup: () => void } {
+export function scratchDir(prefix: string): {
+  dir: string;
+  write: (name: string, content: string | Buffer) => string;
+  cleanup: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), `evictd-${prefix}-`));
   return {
     dir,

@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, test } from "node:test";
-import { CLI_SKIP, EXAMPLES, REPO_ROOT, assertNoCrash, evictedPods, replayJsonl, runEvictd } from "./evictd-cli.js";
+import {
+  CLI_SKIP,
+  EXAMPLES,
+  REPO_ROOT,
+  assertNoCrash,
+  evictedPods,
+  replayJsonl,
+  runEvictd,
+} from "./evictd-cli.js";
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +31,8 @@ const stepAt = (steps: readonly Json[], at: string): Json => {
   assert.ok(s !== undefined, `no step at ${at}`);
   return s;
 };
-const admissions = (s: Json): [string, boolean][] => (s["admission"] as Json[]).map((a) => [String(a["pod"]), a["admit"] === true]);
+const admissions = (s: Json): [string, boolean][] =>
+  (s["admission"] as Json[]).map((a) => [String(a["pod"]), a["admit"] === true]);
 const evictionsAt = (steps: readonly Json[], at: string): Json[] => stepAt(steps, at)["evictions"] as Json[];
 const allEvicted = (steps: readonly Json[]): string[] => steps.flatMap((s) => evictedPods(s));
 
@@ -96,7 +105,10 @@ const EXPECTED: Record<string, Expectation> = {
       const e = evictionsAt(steps, "0s")[0];
       assert.equal(e?.["signal"], "nodefs.inodesFree");
       // 5% of 1M inodes as a BinarySI quantity (50000); the available count as DecimalSI (45k).
-      assert.equal(e?.["message"], "The node was low on resource: inodes. Threshold quantity: 50000, available: 45k. ");
+      assert.equal(
+        e?.["message"],
+        "The node was low on resource: inodes. Threshold quantity: 50000, available: 45k. ",
+      );
     },
   },
   "local-storage-limits.yaml": {
@@ -115,7 +127,10 @@ const EXPECTED: Record<string, Expectation> = {
         assert.equal(e["kind"], "localStorage");
         assert.equal(e["gracePeriodSeconds"], 1);
         assert.deepEqual(e["annotations"], {});
-        assert.ok(!("condition" in e), `local-storage evictions set no DisruptionTarget condition: ${JSON.stringify(e)}`);
+        assert.ok(
+          !("condition" in e),
+          `local-storage evictions set no DisruptionTarget condition: ${JSON.stringify(e)}`,
+        );
       }
       assert.deepEqual(stepAt(steps, "10s")["conditions"], []); // no pressure at all
     },
@@ -136,7 +151,12 @@ const EXPECTED: Record<string, Expectation> = {
     evictions: { "0s": ["scraper/e2e-container-creating"] },
     check: (steps) => {
       const ranking = stepAt(steps, "0s")["ranking"] as string[];
-      for (const failed of ["scraper/e2e-failjob-64h4g", "scraper/e2e-failjob-4kj9v", "scraper/e2e-failjob-28dqq", "scraper/e2e-failjob-p2w8g"]) {
+      for (const failed of [
+        "scraper/e2e-failjob-64h4g",
+        "scraper/e2e-failjob-4kj9v",
+        "scraper/e2e-failjob-28dqq",
+        "scraper/e2e-failjob-p2w8g",
+      ]) {
         assert.ok(!ranking.includes(failed), `${failed} is Failed: not active, never ranked`);
       }
       assert.ok(!ranking.includes("scraper/e2e-cronjob-29707813-dhlr2"), "Succeeded pods are not active");
@@ -176,14 +196,21 @@ describe("examples/*.yaml", { skip: CLI_SKIP }, () => {
       const { steps } = replayJsonl(file);
       assert.ok(steps.length > 0);
       const want = expected?.evictions ?? {};
-      for (const at of Object.keys(want)) assert.ok(steps.some((s) => s["at"] === at), `${name} has no step at ${at}`);
+      for (const at of Object.keys(want))
+        assert.ok(
+          steps.some((s) => s["at"] === at),
+          `${name} has no step at ${at}`,
+        );
       for (const s of steps) {
         const at = String(s["at"]);
         assert.deepEqual(evictedPods(s), want[at] ?? [], `${name} at ${at}`);
       }
       // Critical pods (static, mirror, system priorities) are never evicted.
       for (const pod of allEvicted(steps)) {
-        assert.ok(!/^kube-system\/(etcd|kube-proxy|dns|node-agent)$|^monitoring\/node-exporter$/.test(pod), `${name}: critical ${pod} evicted`);
+        assert.ok(
+          !/^kube-system\/(etcd|kube-proxy|dns|node-agent)$|^monitoring\/node-exporter$/.test(pod),
+          `${name}: critical ${pod} evicted`,
+        );
       }
       expected?.check?.(steps);
     });
@@ -195,7 +222,9 @@ describe("examples/*.yaml", { skip: CLI_SKIP }, () => {
       const lines = r.stdout.split("\n").filter((l) => /\bEVICTED\b/.test(l));
       const want = Object.values(expected?.evictions ?? {}).flat();
       assert.equal(lines.length, want.length, lines.join("\n"));
-      want.forEach((pod, i) => assert.ok(lines[i]?.includes(pod), `EVICTED line ${i} should name ${pod}: ${lines[i]}`));
+      want.forEach((pod, i) =>
+        assert.ok(lines[i]?.includes(pod), `EVICTED line ${i} should name ${pod}: ${lines[i]}`),
+      );
     });
   }
 });

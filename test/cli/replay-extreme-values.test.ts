@@ -15,6 +15,7 @@ import {
   exactInteger,
   parseJsonKeepingBigIntegers,
   quantityToInteger,
+  evictedPods,
   replayJsonl,
   runEvictd,
   parseJsonl,
@@ -68,9 +69,15 @@ function checkUint64Replay(config: Json, steps: Json[]): void {
   assert.equal(observation(s1, "nodefs.inodesFree").available, "18446744073709551615");
 
   // 2^64-2 < 2^64-1 is met; 2^64-1 < 2^64-1 is not (as doubles both are 2^64 and would compare equal).
-  assert.ok(signalsMet(s0).includes("nodefs.inodesFree"), `step 0 must meet nodefs.inodesFree: ${JSON.stringify(s0["thresholdsMet"])}`);
+  assert.ok(
+    signalsMet(s0).includes("nodefs.inodesFree"),
+    `step 0 must meet nodefs.inodesFree: ${JSON.stringify(s0["thresholdsMet"])}`,
+  );
   assert.deepEqual(s0["conditions"], ["DiskPressure"]);
-  assert.ok(!signalsMet(s1).includes("nodefs.inodesFree"), `step 1 must not meet nodefs.inodesFree: ${JSON.stringify(s1["thresholdsMet"])}`);
+  assert.ok(
+    !signalsMet(s1).includes("nodefs.inodesFree"),
+    `step 1 must not meet nodefs.inodesFree: ${JSON.stringify(s1["thresholdsMet"])}`,
+  );
 }
 
 describe("evictd replay: uint64 counters", { skip: CLI_SKIP }, () => {
@@ -102,7 +109,10 @@ describe("evictd replay: uint64 counters", { skip: CLI_SKIP }, () => {
 });
 
 /** Expected observations of summary-5.json, computed from the file's own numbers (exactly). */
-function summary5Expectations(): Map<string, { available: bigint; capacity: bigint; time: string | undefined }> {
+function summary5Expectations(): Map<
+  string,
+  { available: bigint; capacity: bigint; time: string | undefined }
+> {
   const s = obj(parseJsonKeepingBigIntegers(readFileSync(join(DATA, "summary-5.json"), "utf8")), "summary");
   const node = obj(s["node"], "node");
   const memory = obj(node["memory"], "node.memory");
@@ -111,14 +121,38 @@ function summary5Expectations(): Map<string, { available: bigint; capacity: bigi
   const time = (b: Json): string | undefined => (typeof b["time"] === "string" ? b["time"] : undefined);
   const avail = exactInteger(memory["availableBytes"]);
   return new Map([
-    ["memory.available", { available: avail, capacity: avail + exactInteger(memory["workingSetBytes"]), time: time(memory) }],
-    ["nodefs.available", { available: exactInteger(fs["availableBytes"]), capacity: exactInteger(fs["capacityBytes"]), time: time(fs) }],
-    ["nodefs.inodesFree", { available: exactInteger(fs["inodesFree"]), capacity: exactInteger(fs["inodes"]), time: time(fs) }],
+    [
+      "memory.available",
+      { available: avail, capacity: avail + exactInteger(memory["workingSetBytes"]), time: time(memory) },
+    ],
+    [
+      "nodefs.available",
+      {
+        available: exactInteger(fs["availableBytes"]),
+        capacity: exactInteger(fs["capacityBytes"]),
+        time: time(fs),
+      },
+    ],
+    [
+      "nodefs.inodesFree",
+      { available: exactInteger(fs["inodesFree"]), capacity: exactInteger(fs["inodes"]), time: time(fs) },
+    ],
     [
       "imagefs.available",
-      { available: exactInteger(imageFs["availableBytes"]), capacity: exactInteger(imageFs["capacityBytes"]), time: time(imageFs) },
+      {
+        available: exactInteger(imageFs["availableBytes"]),
+        capacity: exactInteger(imageFs["capacityBytes"]),
+        time: time(imageFs),
+      },
     ],
-    ["imagefs.inodesFree", { available: exactInteger(imageFs["inodesFree"]), capacity: exactInteger(imageFs["inodes"]), time: time(imageFs) }],
+    [
+      "imagefs.inodesFree",
+      {
+        available: exactInteger(imageFs["inodesFree"]),
+        capacity: exactInteger(imageFs["inodes"]),
+        time: time(imageFs),
+      },
+    ],
   ]);
 }
 
@@ -170,5 +204,15 @@ describe("evictd replay: the shared summary-5.json (uint64 max inodesFree)", { s
     checkSummary5Step(steps[1] as Json, "2017-04-20T08:11:30Z");
     // Nothing is anywhere near a threshold on this node.
     for (const s of steps) assert.deepEqual((s as Json)["conditions"], []);
+  });
+});
+
+describe("evictd replay: sub-second time stamps", { skip: CLI_SKIP }, () => {
+  test("a sample 1µs newer than the last one counts as updated stats", () => {
+    const { steps } = replayJsonl(fixture("microsecond-times.yaml"));
+    assert.deepEqual(
+      steps.map((s) => evictedPods(s)),
+      [["default/a"], ["default/b"], []],
+    );
   });
 });

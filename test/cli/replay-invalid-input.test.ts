@@ -69,7 +69,7 @@ const CASES: Case[] = [
   {
     name: "at is a number (JSON)",
     file: "at-number.json",
-    problems: (f) => [{ path: "steps[0].at", mentions: ["30"], at: positionOf(f, 3, '"at"') }],
+    problems: (f) => [{ path: "steps[0].at", mentions: ["30"], at: positionOf(f, 2, '"at"') }],
   },
   {
     name: "pods is a string naming a file that does not exist",
@@ -80,15 +80,27 @@ const CASES: Case[] = [
     name: "bad quantity in a pod's requests (memory: 1K)",
     file: "pod-bad-quantity.yaml",
     problems: (f) => [
-      { path: "pods[0].spec.containers[0].resources.requests.memory", mentions: ['"1K"', "suffix"], at: positionOf(f, 8, "memory") },
+      {
+        path: "pods[0].spec.containers[0].resources.requests.memory",
+        mentions: ['"1K"', "suffix"],
+        at: positionOf(f, 8, "memory"),
+      },
     ],
   },
   {
     name: "bad quantities in a threshold and a minimum reclaim",
     file: "threshold-bad-quantity.yaml",
     problems: (f) => [
-      { path: 'config.evictionHard["memory.available"]', mentions: ['"1K"', "suffix"], at: positionOf(f, 4, "memory.available") },
-      { path: 'config.evictionMinimumReclaim["memory.available"]', mentions: ['"5Kb"'], at: positionOf(f, 6, "memory.available") },
+      {
+        path: 'config.evictionHard["memory.available"]',
+        mentions: ['"1K"', "suffix"],
+        at: positionOf(f, 4, "memory.available"),
+      },
+      {
+        path: 'config.evictionMinimumReclaim["memory.available"]',
+        mentions: ['"5Kb"'],
+        at: positionOf(f, 6, "memory.available"),
+      },
     ],
   },
   {
@@ -103,7 +115,11 @@ const CASES: Case[] = [
     name: 'bad grace period duration ("1x") is one problem, not also "grace period must be specified"',
     file: "grace-bad-duration.yaml",
     problems: (f) => [
-      { path: 'config.evictionSoftGracePeriod["memory.available"]', mentions: ['"1x"'], at: positionOf(f, 6, "memory.available") },
+      {
+        path: 'config.evictionSoftGracePeriod["memory.available"]',
+        mentions: ['"1x"'],
+        at: positionOf(f, 6, "memory.available"),
+      },
     ],
   },
   {
@@ -145,26 +161,44 @@ const CASES: Case[] = [
     name: 'summary with a string where a uint64 belongs (availableBytes: "100")',
     file: "summary-string.yaml",
     problems: (f) => [
-      { path: "steps[0].summary.node.memory.availableBytes", mentions: ['"100"'], at: positionOf(f, 5, "availableBytes") },
+      {
+        path: "steps[0].summary.node.memory.availableBytes",
+        mentions: ['"100"'],
+        at: positionOf(f, 5, "availableBytes"),
+      },
     ],
   },
   {
     name: "summary with a negative number",
     file: "summary-negative.yaml",
     problems: (f) => [
-      { path: "steps[0].summary.node.memory.workingSetBytes", mentions: ["-5"], at: positionOf(f, 5, "workingSetBytes") },
+      {
+        path: "steps[0].summary.node.memory.workingSetBytes",
+        mentions: ["-5"],
+        at: positionOf(f, 5, "workingSetBytes"),
+      },
     ],
   },
   {
     name: "summary with a fraction",
     file: "summary-fraction.yaml",
-    problems: (f) => [{ path: "steps[0].summary.node.fs.availableBytes", mentions: ["1.5"], at: positionOf(f, 5, "availableBytes") }],
+    problems: (f) => [
+      {
+        path: "steps[0].summary.node.fs.availableBytes",
+        mentions: ["1.5"],
+        at: positionOf(f, 5, "availableBytes"),
+      },
+    ],
   },
   {
     name: "summary counter beyond uint64 (2^64)",
     file: "summary-uint64-overflow.json",
     problems: (f) => [
-      { path: "steps[0].summary.node.fs.inodesFree", mentions: ["18446744073709551616"], at: positionOf(f, 3, '"inodesFree"') },
+      {
+        path: "steps[0].summary.node.fs.inodesFree",
+        mentions: ["18446744073709551616"],
+        at: positionOf(f, 3, '"inodesFree"'),
+      },
     ],
   },
   {
@@ -184,7 +218,12 @@ const CASES: Case[] = [
   {
     name: "a problem inside a referenced pods file is reported",
     file: "pods-file-invalid.yaml",
-    problems: () => [{ path: "pods.items[0].spec.containers[0].resources.requests.memory", mentions: ["bad-pods.yaml", '"1K"'] }],
+    problems: () => [
+      {
+        path: "pods.items[0].spec.containers[0].resources.requests.memory",
+        mentions: ["bad-pods.yaml", '"1K"'],
+      },
+    ],
   },
   {
     name: "config path that does not exist",
@@ -194,14 +233,24 @@ const CASES: Case[] = [
   {
     name: "a problem inside a referenced kubelet config file, with its line:column",
     file: "config-file-invalid.yaml",
-    problems: () => [{ path: 'config.evictionHard["memory.available"]', mentions: ["bad-kubelet-config.yaml:4:3:", '"1K"'] }],
+    problems: () => [
+      { path: 'config.evictionHard["memory.available"]', mentions: ["bad-kubelet-config.yaml:4:3:", '"1K"'] },
+    ],
   },
   {
     name: "three independent problems are all reported (collected, not first-only)",
     file: "three-errors.yaml",
     problems: (f) => [
-      { path: 'config.evictionHard["foo.available"]', mentions: ["foo.available"], at: positionOf(f, 4, "foo.available") },
-      { path: "pods[0].spec.containers[0].resources.requests.memory", mentions: ['"1K"'], at: positionOf(f, 10, "memory") },
+      {
+        path: 'config.evictionHard["foo.available"]',
+        mentions: ["foo.available"],
+        at: positionOf(f, 4, "foo.available"),
+      },
+      {
+        path: "pods[0].spec.containers[0].resources.requests.memory",
+        mentions: ['"1K"'],
+        at: positionOf(f, 10, "memory"),
+      },
       { path: "steps[1].at", mentions: ["5s"], at: positionOf(f, 13, "at") },
     ],
   },
@@ -257,7 +306,11 @@ describe("evictd replay: problems in referenced files point at those files", { s
       assert.ok(first !== undefined, r.stderr);
       const m = /^(.+?):(\d+):(\d+): /.exec(first);
       assert.ok(m !== null, `no file:line:column prefix: ${first}`);
-      assert.equal(resolve(REPO_ROOT, m[1] ?? ""), join(INVALID, c.referenced), `location names another file: ${first}`);
+      assert.equal(
+        resolve(REPO_ROOT, m[1] ?? ""),
+        join(INVALID, c.referenced),
+        `location names another file: ${first}`,
+      );
       assert.equal(Number(m[2]), c.line, first);
     });
   }
@@ -269,11 +322,15 @@ describe("evictd replay: unreadable scenario files", { skip: CLI_SKIP }, () => {
 
   test("missing scenario file", () => {
     const missing = join(scratch.dir, "does-not-exist.yaml");
-    assertInputError(runEvictd(["replay", missing]), [{ path: "scenario", mentions: ["does-not-exist.yaml"] }]);
+    assertInputError(runEvictd(["replay", missing]), [
+      { path: "scenario", mentions: ["does-not-exist.yaml"] },
+    ]);
   });
 
   test("a directory", () => {
-    assertInputError(runEvictd(["replay", scratch.dir]), [{ path: "scenario", mentions: [scratch.dir, "directory"] }]);
+    assertInputError(runEvictd(["replay", scratch.dir]), [
+      { path: "scenario", mentions: [scratch.dir, "directory"] },
+    ]);
   });
 
   test("an empty file", () => {
@@ -298,7 +355,11 @@ describe("evictd replay: unreadable scenario files", { skip: CLI_SKIP }, () => {
   test("invalid UTF-8 (a YAML file with 0xFF 0xFE inside a string)", () => {
     const file = scratch.write(
       "latin.yaml",
-      Buffer.concat([Buffer.from('steps:\n  - at: 0s\npods:\n  - metadata: {name: "caf'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]),
+      Buffer.concat([
+        Buffer.from('steps:\n  - at: 0s\npods:\n  - metadata: {name: "caf'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}\n'),
+      ]),
     );
     assertInputError(runEvictd(["replay", file]), [{ path: "scenario", mentions: ["latin.yaml", "UTF-8"] }]);
   });
@@ -308,7 +369,9 @@ describe("evictd replay: command-line errors", { skip: CLI_SKIP }, () => {
   const scenario = relative(REPO_ROOT, join(FIXTURES, "replay", "unknown-keys.yaml"));
 
   test("bad --output value names the option and the value", () => {
-    assertInputError(runEvictd(["replay", scenario, "--output", "xml"]), [{ path: "--output", mentions: ['"xml"', "jsonl", "table"] }]);
+    assertInputError(runEvictd(["replay", scenario, "--output", "xml"]), [
+      { path: "--output", mentions: ['"xml"', "jsonl", "table"] },
+    ]);
   });
 
   const usage: [name: string, args: string[], mention: string][] = [

@@ -6,14 +6,33 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { before, describe, test } from "node:test";
-import { CLI_SKIP, FIXTURES, REPO_ROOT, assertNoCrash, parseJsonl, replayJsonl, runEvictd } from "./evictd-cli.js";
+import {
+  CLI_SKIP,
+  FIXTURES,
+  REPO_ROOT,
+  assertNoCrash,
+  parseJsonl,
+  replayJsonl,
+  runEvictd,
+} from "./evictd-cli.js";
 
 type Json = Record<string, unknown>;
 
 const SCENARIO = relative(REPO_ROOT, join(FIXTURES, "replay", "output-contract.yaml"));
 
 /** The documented step fields; more may be added, none may be missing. */
-const STEP_FIELDS = ["type", "at", "observations", "thresholdsMet", "conditions", "actedOn", "reclaim", "evictions", "refused", "admission"];
+const STEP_FIELDS = [
+  "type",
+  "at",
+  "observations",
+  "thresholdsMet",
+  "conditions",
+  "actedOn",
+  "reclaim",
+  "evictions",
+  "refused",
+  "admission",
+];
 const CONFIG_FIELDS = [
   "type",
   "thresholds",
@@ -43,7 +62,8 @@ function pick(record: Json, keys: readonly string[]): Json {
 }
 
 function assertHasFields(record: Json, keys: readonly string[], what: string): void {
-  for (const k of keys) assert.ok(k in record, `${what} lacks the documented field ${k}: ${JSON.stringify(record)}`);
+  for (const k of keys)
+    assert.ok(k in record, `${what} lacks the documented field ${k}: ${JSON.stringify(record)}`);
 }
 
 // ---- hand-derived expectations (see the fixture's comments) --------------------------------
@@ -58,7 +78,11 @@ const SOFT_MEM = { signal: "memory.available", value: "1Gi", gracePeriod: "30s" 
 const HARD_FS = { signal: "nodefs.available", value: "10Gi", gracePeriod: "0s" };
 const LOW_MEMORY = "The node was low on resource: memory. Threshold quantity: 500Mi, available: 400Mi. ";
 const HOG_MESSAGE = `${LOW_MEMORY}Container app was using 3Gi, request is 256Mi, has larger consumption of memory. `;
-const HOG_ANNOTATIONS = { offending_containers: "app", offending_containers_usage: "3Gi", starved_resource: "memory" };
+const HOG_ANNOTATIONS = {
+  offending_containers: "app",
+  offending_containers_usage: "3Gi",
+  starved_resource: "memory",
+};
 
 function pressureEviction(pod: string, message: string, annotations: Json, killFailed: boolean): Json {
   return {
@@ -96,7 +120,14 @@ const EXPECTED_STEPS: Json[] = [
     reclaim: { ran: ["containers", "images"], sufficient: true },
     evictions: [],
     refused: [],
-    admission: [{ pod: "default/web", admit: false, reason: "Evicted", message: "The node had condition: [DiskPressure]. " }],
+    admission: [
+      {
+        pod: "default/web",
+        admit: false,
+        reason: "Evicted",
+        message: "The node had condition: [DiskPressure]. ",
+      },
+    ],
   },
   {
     at: "20s",
@@ -131,7 +162,12 @@ const EXPECTED_STEPS: Json[] = [
     actedOn: HARD_MEM,
     reclaim: null,
     evictions: [
-      pressureEviction("default/db", LOW_MEMORY, { offending_containers: "", offending_containers_usage: "", starved_resource: "memory" }, false),
+      pressureEviction(
+        "default/db",
+        LOW_MEMORY,
+        { offending_containers: "", offending_containers_usage: "", starved_resource: "memory" },
+        false,
+      ),
     ],
     refused: [{ pod: "kube-system/etcd", reason: "critical" }],
     ranking: ["kube-system/etcd", "default/db"],
@@ -147,7 +183,12 @@ const EXPECTED_STEPS: Json[] = [
     evictions: [],
     refused: [],
     admission: [
-      { pod: "default/probe", admit: false, reason: "Evicted", message: "The node had condition: [MemoryPressure DiskPressure]. " },
+      {
+        pod: "default/probe",
+        admit: false,
+        reason: "Evicted",
+        message: "The node had condition: [MemoryPressure DiskPressure]. ",
+      },
       { pod: "kube-system/agent", admit: true },
     ],
   },
@@ -193,11 +234,35 @@ describe("evictd replay --output jsonl: the record contract", { skip: CLI_SKIP }
 
   test("config thresholds: hard, soft, min reclaim, and the derived allocatable and containerfs copies", () => {
     const thresholds = config["thresholds"] as Json[];
-    const key = (t: Json): string => JSON.stringify(pick(t, ["signal", "operator", "value", "gracePeriod", "minReclaim", "hard", "derivedFrom"]));
+    const key = (t: Json): string =>
+      JSON.stringify(
+        pick(t, ["signal", "operator", "value", "gracePeriod", "minReclaim", "hard", "derivedFrom"]),
+      );
     const want: Json[] = [
-      { signal: "memory.available", operator: "LessThan", value: "500Mi", gracePeriod: "0s", minReclaim: "0", hard: true },
-      { signal: "nodefs.available", operator: "LessThan", value: "10Gi", gracePeriod: "0s", minReclaim: "1Gi", hard: true },
-      { signal: "memory.available", operator: "LessThan", value: "1Gi", gracePeriod: "30s", minReclaim: "0", hard: false },
+      {
+        signal: "memory.available",
+        operator: "LessThan",
+        value: "500Mi",
+        gracePeriod: "0s",
+        minReclaim: "0",
+        hard: true,
+      },
+      {
+        signal: "nodefs.available",
+        operator: "LessThan",
+        value: "10Gi",
+        gracePeriod: "0s",
+        minReclaim: "1Gi",
+        hard: true,
+      },
+      {
+        signal: "memory.available",
+        operator: "LessThan",
+        value: "1Gi",
+        gracePeriod: "30s",
+        minReclaim: "0",
+        hard: false,
+      },
       // enforceNodeAllocatable defaults to [pods]: every hard memory.available threshold is copied.
       {
         signal: "allocatableMemory.available",
@@ -219,19 +284,42 @@ describe("evictd replay --output jsonl: the record contract", { skip: CLI_SKIP }
         derivedFrom: "nodefs.available",
       },
     ];
-    for (const t of thresholds) assertHasFields(t, ["signal", "operator", "value", "gracePeriod", "minReclaim", "hard"], "threshold");
+    for (const t of thresholds)
+      assertHasFields(t, ["signal", "operator", "value", "gracePeriod", "minReclaim", "hard"], "threshold");
     assert.deepEqual(thresholds.map(key).sort(), want.map(key).sort());
   });
 
   test("config pods: every pod of the scenario (added ones too) with QoS, criticality and oom_score_adj", () => {
-    const pods = (config["pods"] as Json[]).map((p) => pick(p, ["pod", "qosClass", "critical", "oomScoreAdj"]));
+    const pods = (config["pods"] as Json[]).map((p) =>
+      pick(p, ["pod", "qosClass", "critical", "oomScoreAdj"]),
+    );
     const byKey = new Map(pods.map((p) => [p["pod"], p]));
     assert.equal(pods.length, 4);
     // Node-critical static pod: -997. Burstable 256Mi of 8Gi: 1000 - 1000*256Mi/8Gi = 1000 - 31 = 969.
-    assert.deepEqual(byKey.get("kube-system/etcd"), { pod: "kube-system/etcd", qosClass: "Burstable", critical: true, oomScoreAdj: { etcd: -997 } });
-    assert.deepEqual(byKey.get("default/hog"), { pod: "default/hog", qosClass: "Burstable", critical: false, oomScoreAdj: { app: 969 } });
-    assert.deepEqual(byKey.get("default/db"), { pod: "default/db", qosClass: "Guaranteed", critical: false, oomScoreAdj: { pg: -997 } });
-    assert.deepEqual(byKey.get("default/late"), { pod: "default/late", qosClass: "BestEffort", critical: false, oomScoreAdj: { c: 1000 } });
+    assert.deepEqual(byKey.get("kube-system/etcd"), {
+      pod: "kube-system/etcd",
+      qosClass: "Burstable",
+      critical: true,
+      oomScoreAdj: { etcd: -997 },
+    });
+    assert.deepEqual(byKey.get("default/hog"), {
+      pod: "default/hog",
+      qosClass: "Burstable",
+      critical: false,
+      oomScoreAdj: { app: 969 },
+    });
+    assert.deepEqual(byKey.get("default/db"), {
+      pod: "default/db",
+      qosClass: "Guaranteed",
+      critical: false,
+      oomScoreAdj: { pg: -997 },
+    });
+    assert.deepEqual(byKey.get("default/late"), {
+      pod: "default/late",
+      qosClass: "BestEffort",
+      critical: false,
+      oomScoreAdj: { c: 1000 },
+    });
   });
 
   test("exactly one step record per step, in order, each with every documented field", () => {
@@ -254,12 +342,26 @@ describe("evictd replay --output jsonl: the record contract", { skip: CLI_SKIP }
       const refused = (got["refused"] as Json[]).map((r) => pick(r, ["pod", "reason"]));
       const reclaim = got["reclaim"] === null ? null : pick(got["reclaim"] as Json, ["ran", "sufficient"]);
       assert.deepEqual(
-        { ...pick(got, ["at", "observations", "thresholdsMet", "conditions", "actedOn", "admission"]), reclaim, evictions, refused },
-        { ...pick(want, ["at", "observations", "thresholdsMet", "conditions", "actedOn", "admission"]), reclaim: want["reclaim"], evictions: want["evictions"], refused: want["refused"] },
+        {
+          ...pick(got, ["at", "observations", "thresholdsMet", "conditions", "actedOn", "admission"]),
+          reclaim,
+          evictions,
+          refused,
+        },
+        {
+          ...pick(want, ["at", "observations", "thresholdsMet", "conditions", "actedOn", "admission"]),
+          reclaim: want["reclaim"],
+          evictions: want["evictions"],
+          refused: want["refused"],
+        },
       );
       // ranking only when ranking happened
       if ("ranking" in want) assert.deepEqual(got["ranking"], want["ranking"]);
-      else assert.ok(!("ranking" in got), `no ranking happened at ${String(want["at"])}, yet: ${JSON.stringify(got["ranking"])}`);
+      else
+        assert.ok(
+          !("ranking" in got),
+          `no ranking happened at ${String(want["at"])}, yet: ${JSON.stringify(got["ranking"])}`,
+        );
     });
   });
 
@@ -269,8 +371,29 @@ describe("evictd replay --output jsonl: the record contract", { skip: CLI_SKIP }
     for (const e of evictions) {
       const condition = e["condition"] as Json | undefined;
       assert.ok(condition !== undefined, `pressure eviction without condition: ${JSON.stringify(e)}`);
-      assert.deepEqual(pick(condition, ["type", "status", "reason"]), { type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet" });
+      assert.deepEqual(pick(condition, ["type", "status", "reason"]), {
+        type: "DisruptionTarget",
+        status: "True",
+        reason: "TerminationByKubelet",
+      });
       if ("message" in condition) assert.equal(condition["message"], e["message"]);
+    }
+  });
+});
+
+describe("evictd replay: config record without node capacity", { skip: CLI_SKIP }, () => {
+  test("oomScoreAdj is present only when node.status.capacity.memory is given", () => {
+    const { config } = replayJsonl(
+      relative(REPO_ROOT, join(REPO_ROOT, "examples", "disk-pressure-evicts.yaml")),
+    );
+    const pods = config["pods"] as Json[];
+    assert.deepEqual(
+      pods.map((p) => p["pod"]),
+      ["default/logger", "default/builder", "default/web"],
+    );
+    for (const p of pods) {
+      assertHasFields(p, ["pod", "qosClass", "critical"], "config pod");
+      assert.ok(!("oomScoreAdj" in p), `no node capacity, yet: ${JSON.stringify(p)}`);
     }
   });
 });
@@ -313,7 +436,8 @@ describe("evictd replay --output table", { skip: CLI_SKIP }, () => {
   });
 
   test("shows every step time", () => {
-    for (const s of EXPECTED_STEPS) assert.match(out, new RegExp(`\\b${String(s["at"])}\\b`), `step ${String(s["at"])} missing`);
+    for (const s of EXPECTED_STEPS)
+      assert.match(out, new RegExp(`\\b${String(s["at"])}\\b`), `step ${String(s["at"])} missing`);
   });
 
   test("shows the signals with their observed values", () => {
@@ -337,6 +461,9 @@ describe("evictd replay --output table", { skip: CLI_SKIP }, () => {
 
   test("shows the eviction messages and the admission decisions", () => {
     assert.ok(out.includes(HOG_MESSAGE.trimEnd()), "the kubelet's eviction message is shown");
-    assert.ok(out.includes("The node had condition: [MemoryPressure DiskPressure]."), "the admission rejection is shown");
+    assert.ok(
+      out.includes("The node had condition: [MemoryPressure DiskPressure]."),
+      "the admission rejection is shown",
+    );
   });
 });

@@ -43,7 +43,9 @@ describe("evictd replay - (stdin)", { skip: CLI_SKIP }, () => {
           at: "15s",
           summary: {
             node: { memory: { availableBytes: 536870912, workingSetBytes: 7516192768 } },
-            pods: [{ podRef: { name: "web", namespace: "default" }, memory: { workingSetBytes: 1073741824 } }],
+            pods: [
+              { podRef: { name: "web", namespace: "default" }, memory: { workingSetBytes: 1073741824 } },
+            ],
           },
         },
       ],
@@ -66,7 +68,9 @@ describe("evictd replay - (stdin)", { skip: CLI_SKIP }, () => {
     const summary = JSON.parse(readFileSync(join(DATA, "summary-6.json"), "utf8")) as {
       node: { memory: { availableBytes: number; workingSetBytes: number } };
     };
-    const memory = (step["observations"] as Record<string, { available: string; capacity: string }>)["memory.available"];
+    const memory = (step["observations"] as Record<string, { available: string; capacity: string }>)[
+      "memory.available"
+    ];
     assert.ok(memory !== undefined, "no memory.available observation from summary-6.json");
     // 15211810816 = 14855284Ki; + 1417551872 working set = 16629362688 = 16239612Ki.
     assert.equal(summary.node.memory.availableBytes, 15211810816);
@@ -74,13 +78,17 @@ describe("evictd replay - (stdin)", { skip: CLI_SKIP }, () => {
   });
 
   test("invalid YAML on stdin: exit 2, the error located by line:column", () => {
-    const input = "steps:\n  - at: 0s\n    summary: {node: {memory: {availableBytes: 1, workingSetBytes: 2]}}\n";
-    const [line] = assertInputError(runEvictd(["replay", "-"], { input }), [{ path: "scenario", mentions: ["}"] }]);
+    const input =
+      "steps:\n  - at: 0s\n    summary: {node: {memory: {availableBytes: 1, workingSetBytes: 2]}}\n";
+    const [line] = assertInputError(runEvictd(["replay", "-"], { input }), [
+      { path: "scenario", mentions: ["}"] },
+    ]);
     assert.match(line ?? "", /stdin.*:3:68: scenario: /);
   });
 
   test("invalid values on stdin: every problem reported", () => {
-    const input = "steps:\n  - at: 30\n    summary: {node: {memory: {availableBytes: -1, workingSetBytes: 2}}}\n";
+    const input =
+      "steps:\n  - at: 30\n    summary: {node: {memory: {availableBytes: -1, workingSetBytes: 2}}}\n";
     assertInputError(runEvictd(["replay", "-"], { input }), [
       { path: "steps[0].at", mentions: ["30"] },
       { path: "steps[0].summary.node.memory.availableBytes", mentions: ["-1"] },
@@ -107,6 +115,8 @@ describe("evictd replay - (stdin)", { skip: CLI_SKIP }, () => {
       Buffer.from([0xff, 0xfe]),
       Buffer.from('"}\n    spec: {containers: [{name: c}]}\n'),
     ]);
-    assertInputError(runEvictd(["replay", "-", "--output", "jsonl"], { input }), [{ path: "scenario", mentions: ["UTF-8"] }]);
+    assertInputError(runEvictd(["replay", "-", "--output", "jsonl"], { input }), [
+      { path: "scenario", mentions: ["UTF-8"] },
+    ]);
   });
 });

@@ -141,15 +141,10 @@ function describeReadError(e: unknown): { code: string; message: string } {
   }
 }
 
-/** Reads a file as UTF-8 text, refusing binary content. */
-export async function readTextFile(file: string, path: string): Promise<{ ok: true; text: string } | { ok: false; issues: Issue[] }> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    const { code, message } = describeReadError(e);
-    return { ok: false, issues: [issue(file, path, code, message)] };
-  }
+type TextResult = { ok: true; text: string } | { ok: false; issues: Issue[] };
+
+/** Bytes as UTF-8 text, refusing empty and binary content (from a file or from stdin). */
+export function decodeText(bytes: Uint8Array, file: string, path: string): TextResult {
   if (bytes.length === 0) return { ok: false, issues: [issue(file, path, "empty-file", "the file is empty")] };
   const nul = bytes.indexOf(0);
   if (nul >= 0) {
@@ -160,6 +155,18 @@ export async function readTextFile(file: string, path: string): Promise<{ ok: tr
   } catch {
     return { ok: false, issues: [issue(file, path, "binary-file", "the file is not valid UTF-8 text")] };
   }
+}
+
+/** Reads a file as UTF-8 text, refusing binary content. */
+export async function readTextFile(file: string, path: string): Promise<TextResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (e) {
+    const { code, message } = describeReadError(e);
+    return { ok: false, issues: [issue(file, path, code, message)] };
+  }
+  return decodeText(bytes, file, path);
 }
 
 /** Reads and parses a YAML or JSON file; never throws for bad input. */

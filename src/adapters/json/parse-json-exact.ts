@@ -40,9 +40,12 @@ export function parseJsonExact(text: string): unknown {
 }
 
 /**
- * Rewrites every bare numeric token too large for a double into a sentinel string literal. String state
- * is tracked by jumping between quote characters, and reset at line breaks (a raw newline cannot occur
- * inside a JSON string), so the cost is one pass over the text up to the last candidate.
+ * Rewrites every bare numeric token too large for a double into a sentinel string literal. A digit run
+ * is first widened to its token and checked: most long runs are safe integers (a node's
+ * `usageCoreNanoSeconds` has 16 digits), and those need nothing more. Only for a token that does
+ * need protection is the string state worked out, by jumping between quote characters from where it
+ * was last known, reset at line breaks (a raw newline cannot occur inside a JSON string), so the text
+ * is scanned for quotes at most once, and not at all when nothing needs rewriting.
  */
 function protectLargeNumbers(text: string, firstRun: number): string {
   // Built with += : V8 makes a rope and flattens it once inside JSON.parse, which measured about
@@ -52,33 +55,30 @@ function protectLargeNumbers(text: string, firstRun: number): string {
   let scanned = 0;
   let inString = false;
   let nextNewline = -1;
-  for (let run = firstRun; run !== -1;) {
+  for (let run = firstRun; run !== -1; ) {
+    // The token around the run. Number characters include no quote, so a token never straddles a
+    // string boundary: it is wholly inside a string or wholly outside.
+    let start = run;
+    while (start > 0 && isNumberChar(text.charCodeAt(start - 1))) start--;
+    let end = run + RUN;
+    while (isNumberChar(text.charCodeAt(end))) end++;
+    const token = text.slice(start, end);
+    run = findDigitRun(text, end);
+    if (!needsProtection(token)) continue;
+
     if (nextNewline < scanned) nextNewline = indexOrEnd(text, "\n", scanned);
-    if (nextNewline < run) {
+    if (nextNewline < start) {
       // Bounded: there is a newline at or after `nextNewline`, so the backward search stops there.
-      scanned = text.lastIndexOf("\n", run) + 1;
+      scanned = text.lastIndexOf("\n", start) + 1;
       inString = false;
       nextNewline = -1;
     }
-    inString = advanceStringState(text, scanned, run, inString);
-    let end = run + RUN;
-    if (inString) {
-      // Digits inside a string: skip the run (it holds no quote, so the string state is unchanged).
-      while (isDigit(text.charCodeAt(end))) end++;
-      scanned = end;
-      run = findDigitRun(text, end);
-      continue;
-    }
-    let start = run;
-    while (start > 0 && isNumberChar(text.charCodeAt(start - 1))) start--;
-    while (isNumberChar(text.charCodeAt(end))) end++;
+    inString = advanceStringState(text, scanned, start, inString);
+    // The token holds no quote: the state after it is the state before it.
     scanned = end;
-    const token = text.slice(start, end);
-    if (needsProtection(token)) {
-      out += text.slice(copied, start) + JSON.stringify(EXACT_INT_PREFIX + token);
-      copied = end;
-    }
-    run = findDigitRun(text, end);
+    if (inString) continue;
+    out += text.slice(copied, start) + JSON.stringify(EXACT_INT_PREFIX + token);
+    copied = end;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }

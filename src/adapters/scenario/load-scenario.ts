@@ -3,7 +3,7 @@
  * files it references (config, pods, summaries) relative to the scenario, and validates all of it
  * up front, collecting every problem, so that a bad scenario prints nothing on stdout.
  */
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
 import { parseGoDuration, durationToMs, DurationError } from "../../core/duration.js";
 import { IssueList, pathIndex, pathKey, type Issue } from "../../core/issues.js";
@@ -14,7 +14,7 @@ import { validateSummary } from "../../core/summary/validate-summary.js";
 import { parseRfc3339 } from "../../core/rfc3339-time.js";
 import type { RawSummary, Scenario, ScenarioStep } from "../../app/replay/scenario.js";
 import { loadKubeletConfigFile, locateIssues } from "../config-file/index.js";
-import { parseStructuredText, readStructuredFile, type StructuredFile } from "../files/structured-file.js";
+import { decodeText, parseStructuredText, readStructuredFile, type StructuredFile } from "../files/structured-file.js";
 
 export type ScenarioResult = { ok: true; scenario: Scenario } | { ok: false; issues: Issue[] };
 
@@ -35,18 +35,42 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const show = (v: unknown): string => (typeof v === "bigint" ? v.toString() : JSON.stringify(v) ?? String(v));
 
-/** Loads referenced files once each (a trace may point every step at the same file). */
-class FileCache {
-  private readonly files = new Map<string, Promise<StructuredFile>>();
+/** How a file is named in messages: relative to the working directory when inside it. */
+function displayPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}
+
+/**
+ * Files the scenario references (pods, summaries), each read and validated once however many steps
+ * point at it: a recorded trace may reference one file thousands of times. Problems inside a file
+ * are located at file:line:column.
+ */
+class ReferencedFiles {
+  private readonly files = new Map<string, Promise<{ value: unknown; ok: boolean }>>();
   private readonly baseDir: string;
-  constructor(baseDir: string) {
+  private readonly external: Issue[];
+  constructor(baseDir: string, external: Issue[]) {
     this.baseDir = baseDir;
+    this.external = external;
   }
-  read(ref: string, path: string): Promise<StructuredFile> {
+
+  /** Reads `ref` and runs `check` on it once; `path` is the issue path of the first reference. */
+  load(ref: string, path: string, check: (value: unknown, issues: IssueList) => void): Promise<{ value: unknown; ok: boolean }> {
     const file = resolve(this.baseDir, ref);
     let p = this.files.get(file);
     if (p === undefined) {
-      p = readStructuredFile(file, path);
+      p = readStructuredFile(file, path).then((f) => {
+        const shown = displayPath(file);
+        if (!f.ok) {
+          this.external.push(...f.issues.map((i) => ({ ...i, file: shown })));
+          return { value: undefined, ok: false };
+        }
+        const local = new IssueList();
+        check(f.value, local);
+        this.external.push(...f.warnings.map((i) => ({ ...i, file: shown })), ...locateIssues(local.items, path, f.positions, shown));
+        return { value: f.value, ok: !local.hasErrors };
+      });
       this.files.set(file, p);
     }
     return p;
@@ -65,10 +89,19 @@ export async function loadScenarioText(text: string, label: string, baseDir: str
   return loadScenario(parsed, label, baseDir);
 }
 
+/** A scenario read from raw bytes (stdin), checked like a file: not empty, not binary, UTF-8. */
+export async function loadScenarioBytes(bytes: Uint8Array, label: string, baseDir: string): Promise<ScenarioResult> {
+  const text = decodeText(bytes, label, "scenario");
+  if (!text.ok) return text;
+  const parsed = parseStructuredText(text.text, label, "scenario");
+  if (!parsed.ok) return parsed;
+  return loadScenario(parsed, label, baseDir);
+}
+
 async function loadScenario(parsed: StructuredFile & { ok: true }, label: string, baseDir: string): Promise<ScenarioResult> {
   const issues = new IssueList();
   const external: Issue[] = [];
-  const files = new FileCache(baseDir);
+  const files = new ReferencedFiles(baseDir, external);
   const root = parsed.value;
   if (!isObj(root)) {
     return { ok: false, issues: [{ severity: "error", path: "scenario", code: "type", message: `expected a mapping at the top level, got ${show(root)}`, file: label }] };
@@ -89,8 +122,9 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
   let configIssuesFile: string | undefined;
   let configPositions: Awaited<ReturnType<typeof loadKubeletConfigFile>> | undefined;
   if (typeof root["config"] === "string") {
-    configIssuesFile = resolve(baseDir, root["config"]);
-    configPositions = await loadKubeletConfigFile(configIssuesFile);
+    const configFile = resolve(baseDir, root["config"]);
+    configIssuesFile = displayPath(configFile);
+    configPositions = await loadKubeletConfigFile(configFile);
     if (!configPositions.ok) external.push(...configPositions.issues);
     else {
       configValue = configPositions.value;
@@ -151,7 +185,7 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
     else issues.error("evictedPods", "enum", `expected remove or keep, got ${show(e)}`);
   }
 
-  const pods = await loadPods(root["pods"], "pods", files, issues, external);
+  const pods = await loadPods(root["pods"], "pods", files, issues);
 
   const steps: ScenarioStep[] = [];
   const rawSteps = root["steps"];
@@ -160,13 +194,17 @@ async function loadScenario(parsed: StructuredFile & { ok: true }, label: string
   else {
     let lastAt = -Infinity;
     for (let i = 0; i < rawSteps.length; i++) {
-      const step = await loadStep(rawSteps[i], i, files, issues, external);
+      const step = await loadStep(rawSteps[i], i, files, issues);
       if (step === undefined) continue;
-      if (step.atMs <= lastAt) {
-        issues.error(pathIndex("steps", i) + ".at", "order", `steps must be strictly increasing in time: ${formatMs(step.atMs)} is not after the previous step`);
+      // Only `at`s that parsed are compared: a bad one is reported once, as itself.
+      if (step.atValid) {
+        if (step.atMs <= lastAt) {
+          issues.error(pathIndex("steps", i) + ".at", "order", `steps must be strictly increasing in time: ${formatMs(step.atMs)} is not after the previous step`);
+        }
+        lastAt = step.atMs;
       }
-      lastAt = step.atMs;
-      steps.push(step);
+      const { atValid: _valid, ...scenarioStep } = step;
+      steps.push(scenarioStep);
     }
   }
 
@@ -195,39 +233,26 @@ function formatMs(ms: number): string {
 }
 
 /** Pods inline (a list, a PodList, or one Pod) or in a referenced file. */
-async function loadPods(raw: unknown, path: string, files: FileCache, issues: IssueList, external: Issue[]): Promise<Pod[]> {
+async function loadPods(raw: unknown, path: string, files: ReferencedFiles, issues: IssueList): Promise<Pod[]> {
   if (raw === undefined || raw === null) return [];
-  if (typeof raw === "string") {
-    const f = await files.read(raw, path);
-    if (!f.ok) {
-      external.push(...f.issues);
-      return [];
-    }
-    const local = new IssueList();
-    const pods = decodePodList(f.value, path, local);
-    external.push(...local.items.map((i) => ({ ...i, file: raw })));
-    return pods;
-  }
-  return decodePodList(raw, path, issues);
+  if (typeof raw !== "string") return decodePodList(raw, path, issues);
+  let pods: Pod[] = [];
+  await files.load(raw, path, (value, local) => {
+    pods = decodePodList(value, path, local);
+  });
+  return pods;
 }
 
-async function loadSummary(raw: unknown, path: string, files: FileCache, issues: IssueList, external: Issue[]): Promise<RawSummary | undefined> {
-  if (typeof raw === "string") {
-    const f = await files.read(raw, path);
-    if (!f.ok) {
-      external.push(...f.issues);
-      return undefined;
-    }
-    const local = new IssueList();
-    validateSummary(f.value, path, local);
-    external.push(...local.items.map((i) => ({ ...i, file: raw })));
-    return { raw: f.value, path };
+async function loadSummary(raw: unknown, path: string, files: ReferencedFiles, issues: IssueList): Promise<RawSummary | undefined> {
+  if (typeof raw !== "string") {
+    validateSummary(raw, path, issues);
+    return { raw, path };
   }
-  validateSummary(raw, path, issues);
-  return { raw, path };
+  const f = await files.load(raw, path, (value, local) => validateSummary(value, path, local));
+  return f.ok ? { raw: f.value, path } : undefined;
 }
 
-async function loadStep(raw: unknown, i: number, files: FileCache, issues: IssueList, external: Issue[]): Promise<ScenarioStep | undefined> {
+async function loadStep(raw: unknown, i: number, files: ReferencedFiles, issues: IssueList): Promise<(ScenarioStep & { atValid: boolean }) | undefined> {
   const path = pathIndex("steps", i);
   if (!isObj(raw)) {
     issues.error(path, "type", `expected a step mapping with at least "at", got ${show(raw)}`);
@@ -237,6 +262,7 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
     if (!STEP_KEYS.has(k)) issues.warning(pathKey(path, k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
   }
   let atMs = 0;
+  let atValid = false;
   const at = raw["at"];
   if (at === undefined) issues.error(`${path}.at`, "required", "missing: every step needs `at`, a Go duration since start such as 30s");
   else if (typeof at !== "string" && at !== 0) issues.error(`${path}.at`, "type", `expected a Go duration such as "30s", got ${show(at)}`);
@@ -244,6 +270,7 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
     try {
       const ns = parseGoDuration(String(at));
       if (ns < 0n) issues.error(`${path}.at`, "negative", `must not be negative, got ${show(at)}`);
+      else atValid = true;
       atMs = durationToMs(ns);
     } catch (e) {
       if (!(e instanceof DurationError)) throw e;
@@ -252,9 +279,9 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
     }
   }
 
-  const summary = raw["summary"] === undefined ? undefined : await loadSummary(raw["summary"], `${path}.summary`, files, issues, external);
+  const summary = raw["summary"] === undefined ? undefined : await loadSummary(raw["summary"], `${path}.summary`, files, issues);
   const afterReclaim =
-    raw["afterReclaim"] === undefined ? undefined : await loadSummary(raw["afterReclaim"], `${path}.afterReclaim`, files, issues, external);
+    raw["afterReclaim"] === undefined ? undefined : await loadSummary(raw["afterReclaim"], `${path}.afterReclaim`, files, issues);
 
   const reclaimErrors: Record<string, string> = {};
   const re = raw["reclaimErrors"];
@@ -285,6 +312,7 @@ async function loadStep(raw: unknown, i: number, files: FileCache, issues: Issue
   return {
     index: i,
     atMs,
+    atValid,
     ...(summary !== undefined ? { summary } : {}),
     ...(afterReclaim !== undefined ? { afterReclaim } : {}),
     reclaimErrors,

@@ -2,10 +2,10 @@
  * `evictd replay SCENARIO`: loads and validates the whole scenario first (so invalid input prints
  * nothing on stdout), then streams one record per step as JSON lines or as a table for people.
  */
-import { text as readStream } from "node:stream/consumers";
+import { buffer as readStream } from "node:stream/consumers";
 import { configRecord, stepRecord } from "../../app/replay/records.js";
 import { planReplay, runReplay } from "../../app/replay/run-replay.js";
-import { loadScenarioFile, loadScenarioText } from "../../adapters/scenario/load-scenario.js";
+import { loadScenarioBytes, loadScenarioFile } from "../../adapters/scenario/load-scenario.js";
 import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter } from "../output/replay-table.js";
@@ -18,7 +18,7 @@ export async function replayCommand(source: string, opts: { output?: string }): 
   }
   const loaded =
     source === "-"
-      ? await loadScenarioText(await readStream(process.stdin), "<stdin>", process.cwd())
+      ? await loadScenarioBytes(await readStream(process.stdin), "<stdin>", process.cwd())
       : await loadScenarioFile(source);
   if (!loaded.ok) throw new InputError(loaded.issues);
   const { scenario } = loaded;

@@ -36,7 +36,8 @@ export class TableWriter {
     this.out = out;
     this.plan = plan;
     const t = plan.thresholds.filter((x) => x.operator !== "");
-    out.write(`evictd replay: ${scenario.steps.length} steps, ${scenario.pods.length} pods, filesystems: ${plan.layout}\n`);
+    const pods = new Set([...scenario.pods, ...scenario.steps.flatMap((s) => s.addPods)].map((p) => p.uid)).size;
+    out.write(`evictd replay: ${scenario.steps.length} steps, ${pods} pods, filesystems: ${plan.layout}\n`);
     out.write(`thresholds: ${t.map((x) => `${x.signal}${thresholdLabel(x)}`).join(", ") || "none"}\n`);
     out.write(
       `max pod grace: ${scenario.config.maxPodGracePeriodSeconds}s, pressure transition: ${dur(scenario.config.pressureTransitionPeriodMs)}\n`,
