@@ -3,7 +3,8 @@
  * (a memory threshold met every run: every pod ranked, eviction messages built) and the quiet path
  * (no threshold met: observations, thresholds and the local-storage checks only).
  *
- *   node dist/bench/engine-bench.js [--sizes 110,1000,10000] [--batches 9] [--batch-ms 150]
+ *   node dist/bench/engine-bench.js [--sizes 110,1000,10000] [--paths pressure,quiet] [--batches 9]
+ *        [--batch-ms 150]
  *
  * Writes bench/results/engine.json.
  */
@@ -15,7 +16,16 @@ import { IssueList } from "../src/core/issues.js";
 import type { EvictionConfig, NodeSummary, Pod } from "../src/core/model.js";
 import { decodePodList } from "../src/core/pod/decode-pod.js";
 import { decodeSummary } from "../src/core/summary/decode-summary.js";
-import { describeMachine, machineInfo, median, nowMs, num, quantile, table, writeResults } from "./bench-stats.js";
+import {
+  describeMachine,
+  machineInfo,
+  median,
+  nowMs,
+  num,
+  quantile,
+  table,
+  writeResults,
+} from "./bench-stats.js";
 import { nodeSnapshot } from "./generate-trace.js";
 import { MI } from "./trace-pods.js";
 
@@ -59,7 +69,8 @@ function buildCase(pods: number, path: Path): Case {
   const activePods = decodePodList(snapshot.pods, "pods", issues);
   // Decoded once: the pod stats are memoised on the summary, so the runs measure the engine alone.
   const summary = decodeSummary(withoutTimes(snapshot.summary), "summary", undefined, issues);
-  if (summary === undefined || issues.hasErrors) throw new Error(`bench input rejected: ${JSON.stringify(issues.items.slice(0, 3))}`);
+  if (summary === undefined || issues.hasErrors)
+    throw new Error(`bench input rejected: ${JSON.stringify(issues.items.slice(0, 3))}`);
   void summary.pods;
   return { pods, path, config: built.config, activePods, summary };
 }
@@ -69,7 +80,12 @@ function runMany(c: Case, state: { engine: EngineState; now: number }, n: number
   let last: SyncReport | undefined;
   for (let i = 0; i < n; i++) {
     state.now += 10_000;
-    const result = synchronize(c.config, state.engine, { now: state.now, summary: c.summary, activePods: c.activePods, layout: "dedicated" });
+    const result = synchronize(c.config, state.engine, {
+      now: state.now,
+      summary: c.summary,
+      activePods: c.activePods,
+      layout: "dedicated",
+    });
     if (result.kind === "reclaim") {
       const resumed = result.resume({ summary: c.summary });
       state.engine = resumed.state;
@@ -103,8 +119,10 @@ function measure(c: Case, batches: number, batchMs: number): CaseResult {
     micros.push(((nowMs() - t0) * 1000) / perBatch);
   }
   if (report === undefined) throw new Error("no report");
-  if (c.path === "pressure" && report.evictions.length !== 1) throw new Error(`pressure path did not evict: ${report.outcome}`);
-  if (c.path === "quiet" && report.thresholdsMet.length !== 0) throw new Error(`quiet path met a threshold: ${report.outcome}`);
+  if (c.path === "pressure" && report.evictions.length !== 1)
+    throw new Error(`pressure path did not evict: ${report.outcome}`);
+  if (c.path === "quiet" && report.thresholdsMet.length !== 0)
+    throw new Error(`quiet path met a threshold: ${report.outcome}`);
   const med = median(micros);
   return {
     pods: c.pods,
@@ -128,12 +146,15 @@ function main(argv: readonly string[]): void {
   const sizes = (option(argv, "--sizes") ?? "110,1000,10000").split(",").map(Number);
   const batches = Number(option(argv, "--batches") ?? 9);
   const batchMs = Number(option(argv, "--batch-ms") ?? 150);
+  const paths = (option(argv, "--paths") ?? "pressure,quiet")
+    .split(",")
+    .filter((p): p is Path => p === "pressure" || p === "quiet");
   const machine = machineInfo();
   console.log(`engine bench: synchronize() runs per second; ${describeMachine(machine)}`);
   console.log(`median of ${batches} batches of ~${batchMs} ms after warm-up; state carried between runs\n`);
   const results: CaseResult[] = [];
   for (const pods of sizes) {
-    for (const path of ["pressure", "quiet"] as const) {
+    for (const path of paths) {
       const r = measure(buildCase(pods, path), batches, batchMs);
       results.push(r);
       console.log(`  ${num(pods)} pods, ${path}: ${num(r.medianSyncsPerSecond)} syncs/s`);

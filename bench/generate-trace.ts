@@ -106,7 +106,13 @@ interface MemoryThreshold {
 const MEMORY_THRESHOLDS: readonly MemoryThreshold[] = [
   { id: "hard", signal: "memory.available", value: 500 * MI, minReclaim: 256 * MI, graceMs: 0 },
   { id: "soft", signal: "memory.available", value: 1536 * MI, minReclaim: 256 * MI, graceMs: 90_000 },
-  { id: "allocatable", signal: "allocatableMemory.available", value: 500 * MI, minReclaim: 256 * MI, graceMs: 0 },
+  {
+    id: "allocatable",
+    signal: "allocatableMemory.available",
+    value: 500 * MI,
+    minReclaim: 256 * MI,
+    graceMs: 0,
+  },
 ];
 
 /** RFC 3339 in whole seconds, as metav1.Time marshals. */
@@ -125,19 +131,17 @@ function goDuration(ms: number): string {
 }
 
 function runtimeOf(model: PodModel, rng: Prng): PodRuntime {
-  const containers = model.containers.map(
-    (c): ContainerRuntime => ({
-      model: c,
-      workingSet: c.baseWorkingSet,
-      logBytes: rng.int(0, 10 * MI),
-      rootfsBytes: c.rootfsBytes,
-      cpuNanoSeconds: rng.int(1, 5000) * 1e9,
-      pageFaults: rng.int(1000, 200_000),
-      psiCpu: rng.int(0, 5_000_000),
-      psiIo: rng.int(0, 200_000),
-      startedAt: model.startedAt + rng.int(200, 3000),
-    }),
-  );
+  const containers = model.containers.map((c): ContainerRuntime => ({
+    model: c,
+    workingSet: c.baseWorkingSet,
+    logBytes: rng.int(0, 10 * MI),
+    rootfsBytes: c.rootfsBytes,
+    cpuNanoSeconds: rng.int(1, 5000) * 1e9,
+    pageFaults: rng.int(1000, 200_000),
+    psiCpu: rng.int(0, 5_000_000),
+    psiIo: rng.int(0, 200_000),
+    startedAt: model.startedAt + rng.int(200, 3000),
+  }));
   return {
     model,
     containers,
@@ -186,7 +190,14 @@ function advance(p: PodRuntime, rng: Prng, ageSteps: number): void {
 function fsSample(capacity: number, used: number, inodes: number, inodesUsed: number): FsSample {
   // ext4 keeps 5% of blocks for root: available is what an unprivileged writer gets.
   const available = Math.max(0, Math.floor(capacity * 0.95) - used);
-  return { capacityBytes: capacity, availableBytes: available, usedBytes: used, inodes, inodesFree: inodes - inodesUsed, inodesUsed };
+  return {
+    capacityBytes: capacity,
+    availableBytes: available,
+    usedBytes: used,
+    inodes,
+    inodesFree: inodes - inodesUsed,
+    inodesUsed,
+  };
 }
 
 /**
@@ -198,7 +209,11 @@ class EvictionModel {
   private firstObserved = new Map<string, number>();
   private graceMet = new Set<string>();
 
-  decide(now: number, available: Readonly<Record<MemoryThreshold["signal"], number>>, active: readonly PodRuntime[]): { pod: PodRuntime; threshold: MemoryThreshold } | undefined {
+  decide(
+    now: number,
+    available: Readonly<Record<MemoryThreshold["signal"], number>>,
+    active: readonly PodRuntime[],
+  ): { pod: PodRuntime; threshold: MemoryThreshold } | undefined {
     const met: MemoryThreshold[] = [];
     for (const t of MEMORY_THRESHOLDS) {
       const a = available[t.signal];
@@ -241,7 +256,8 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
   const start = Date.parse(options.start ?? "2025-03-03T08:00:00Z");
   const from = options.fromStep ?? 0;
   const end = from + options.steps;
-  if (!(options.steps >= 1) || !(from >= 0)) throw new RangeError("a trace needs at least one step, from a step ≥ 0");
+  if (!(options.steps >= 1) || !(from >= 0))
+    throw new RangeError("a trace needs at least one step, from a step ≥ 0");
   let bytes = 0;
   const emit = (s: string): void => {
     bytes += Buffer.byteLength(s);
@@ -286,7 +302,10 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     if (evicted !== undefined) {
       const gone = evicted;
       active = active.filter((p) => p !== gone);
-      pending.push({ step: step + rng.int(3, 12), model: catalogue.replacementFor(gone.model, now + rng.int(30, 120) * 1000) });
+      pending.push({
+        step: step + rng.int(3, 12),
+        model: catalogue.replacementFor(gone.model, now + rng.int(30, 120) * 1000),
+      });
       evicted = undefined;
     }
     const added: PodModel[] = [];
@@ -348,8 +367,18 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       allocatableMemory: capacityMemory - RESERVED_MEMORY,
       systemWorkingSet: Math.round(systemWs),
       pageCache: Math.round(9 * GI + (journal % GI)),
-      nodeFs: fsSample(NODEFS_CAPACITY, nodeFsUsed, 6_553_600, 412_000 + Math.round(logs / 200_000) + Math.round(scratch / 80_000)),
-      imageFs: fsSample(IMAGEFS_CAPACITY, imageFsUsed, 13_107_200, 1_180_000 + Math.round(imageFsUsed / 90_000)),
+      nodeFs: fsSample(
+        NODEFS_CAPACITY,
+        nodeFsUsed,
+        6_553_600,
+        412_000 + Math.round(logs / 200_000) + Math.round(scratch / 80_000),
+      ),
+      imageFs: fsSample(
+        IMAGEFS_CAPACITY,
+        imageFsUsed,
+        13_107_200,
+        1_180_000 + Math.round(imageFsUsed / 90_000),
+      ),
       maxPid: 4_194_304,
       curProc: 240 + processes,
       bootedAt,
@@ -358,11 +387,21 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     };
     const memoryAvailable = capacityMemory - podsWs - node.systemWorkingSet;
     if (written) minAvailable = Math.min(minAvailable, memoryAvailable);
-    const decision = model.decide(now, { "memory.available": memoryAvailable, "allocatableMemory.available": node.allocatableMemory - podsWs }, active);
+    const decision = model.decide(
+      now,
+      { "memory.available": memoryAvailable, "allocatableMemory.available": node.allocatableMemory - podsWs },
+      active,
+    );
     if (decision !== undefined) {
       evicted = decision.pod;
       const pod = `${decision.pod.model.namespace}/${decision.pod.model.name}`;
-      if (written) predicted.push({ step: step - from, pod, signal: decision.threshold.signal, threshold: decision.threshold.id });
+      if (written)
+        predicted.push({
+          step: step - from,
+          pod,
+          signal: decision.threshold.signal,
+          threshold: decision.threshold.id,
+        });
     }
     if (!written) continue;
 
@@ -397,7 +436,12 @@ export interface NodeSnapshot {
  * `pods` pods (system pods, then applications; the node's memory is sized to fit them) and one
  * scrape whose node `memory.available` is `memoryAvailable` bytes.
  */
-export function nodeSnapshot(options: { readonly pods: number; readonly memoryAvailable: number; readonly seed?: number; readonly richness?: Richness }): NodeSnapshot {
+export function nodeSnapshot(options: {
+  readonly pods: number;
+  readonly memoryAvailable: number;
+  readonly seed?: number;
+  readonly richness?: Richness;
+}): NodeSnapshot {
   const rng = new Prng(options.seed ?? 1);
   const now = Date.parse("2025-03-03T08:00:00Z");
   const catalogue = nodePods(rng, options.pods, NODE_NAME, now);
@@ -435,25 +479,30 @@ export function generateTrace(options: TraceOptions): { text: string; info: Trac
   return { text: chunks.join(""), info };
 }
 
-/** Writes the trace to `path` in 4 MiB writes. */
+/** Writes the trace to an open file descriptor in 4 MiB writes. */
+function writeTraceToFd(fd: number, options: TraceOptions): TraceInfo {
+  let buffered: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (buffered.length === 0) return;
+    writeSync(fd, buffered.join(""));
+    buffered = [];
+    size = 0;
+  };
+  const info = writeTrace(options, (s) => {
+    buffered.push(s);
+    size += s.length;
+    if (size >= 4 * MI) flush();
+  });
+  flush();
+  return info;
+}
+
+/** Writes the trace to `path`. */
 export function writeTraceFile(path: string, options: TraceOptions): TraceInfo {
   const fd = openSync(path, "w");
   try {
-    let buffered: string[] = [];
-    let size = 0;
-    const flush = (): void => {
-      if (buffered.length === 0) return;
-      writeSync(fd, buffered.join(""));
-      buffered = [];
-      size = 0;
-    };
-    const info = writeTrace(options, (s) => {
-      buffered.push(s);
-      size += s.length;
-      if (size >= 4 * MI) flush();
-    });
-    flush();
-    return info;
+    return writeTraceToFd(fd, options);
   } finally {
     closeSync(fd);
   }
@@ -465,7 +514,8 @@ function parseArgs(argv: readonly string[]): { options: TraceOptions; out: strin
     return i === -1 ? undefined : argv[i + 1];
   };
   const richness = value("--richness") ?? "full";
-  if (!(RICHNESS as readonly string[]).includes(richness)) throw new Error(`--richness: expected one of ${RICHNESS.join(", ")}`);
+  if (!(RICHNESS as readonly string[]).includes(richness))
+    throw new Error(`--richness: expected one of ${RICHNESS.join(", ")}`);
   return {
     options: {
       steps: Number(value("--steps") ?? 3000),
@@ -480,7 +530,7 @@ function parseArgs(argv: readonly string[]): { options: TraceOptions; out: strin
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { options, out } = parseArgs(process.argv.slice(2));
-  const info = out === undefined ? writeTrace(options, (s) => process.stdout.write(s)) : writeTraceFile(out, options);
+  const info = out === undefined ? writeTraceToFd(1, options) : writeTraceFile(out, options);
   process.stderr.write(
     `trace: ${info.steps} steps, ${info.initialPods} pods (+${info.addedPods} replacements), richness ${options.richness ?? "full"}: ` +
       `${(info.bytes / 1e6).toFixed(1)} MB (${Math.round(info.bytes / info.steps / 1024)} KiB/step), ` +

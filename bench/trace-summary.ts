@@ -12,10 +12,15 @@ import type { ContainerModel, PodModel, VolumeModel } from "./trace-pods.js";
  * - `typical`: no PSI and no io blocks (cgroup v1, or kubelets before PSI), one network interface.
  * - `eviction`: only the blocks the eviction manager reads (memory, fs, rootfs/logs, volumes,
  *   ephemeral-storage, process_stats, rlimit), each with all its fields.
+ * - `recorded`: what a lean recorder of memory pressure keeps: the node block as for `eviction`, and
+ *   per pod only its namespace/name and working set (about 100 bytes a pod).
  */
-export type Richness = "full" | "typical" | "eviction";
+export type Richness = "full" | "typical" | "eviction" | "recorded";
 
-export const RICHNESS: readonly Richness[] = ["full", "typical", "eviction"];
+export const RICHNESS: readonly Richness[] = ["full", "typical", "eviction", "recorded"];
+
+/** `eviction` and `recorded` share the lean node block. */
+const isLean = (r: Richness): boolean => r === "eviction" || r === "recorded";
 
 /** Per-container counters that only grow (cpu time, faults, network bytes, PSI totals). */
 export interface ContainerRuntime {
@@ -100,18 +105,35 @@ function psi(ctx: ScrapeContext, total: number, pressure: number): Json {
   };
 }
 
-function cpuBlock(ctx: ScrapeContext, time: number, nanoCores: number, coreNanoSeconds: number, psiTotal: number): Json {
-  const block: Json = { time: ctx.time(time), usageNanoCores: Math.round(nanoCores), usageCoreNanoSeconds: Math.round(coreNanoSeconds) };
+function cpuBlock(
+  ctx: ScrapeContext,
+  time: number,
+  nanoCores: number,
+  coreNanoSeconds: number,
+  psiTotal: number,
+): Json {
+  const block: Json = {
+    time: ctx.time(time),
+    usageNanoCores: Math.round(nanoCores),
+    usageCoreNanoSeconds: Math.round(coreNanoSeconds),
+  };
   if (ctx.richness === "full") block["psi"] = psi(ctx, Math.round(psiTotal), nanoCores > 4e8 ? 12 : 0.1);
   return block;
 }
 
-function memoryBlock(ctx: ScrapeContext, time: number, ws: number, limit: number | undefined, faults: number, psiTotal: number): Json {
+function memoryBlock(
+  ctx: ScrapeContext,
+  time: number,
+  ws: number,
+  limit: number | undefined,
+  faults: number,
+  psiTotal: number,
+): Json {
   const block: Json = { time: ctx.time(time) };
   if (limit !== undefined) block["availableBytes"] = Math.max(0, limit - ws);
   block["usageBytes"] = Math.round(ws * 1.07 + 4096 * 37);
   block["workingSetBytes"] = ws;
-  if (ctx.richness === "eviction") return block;
+  if (isLean(ctx.richness)) return block;
   block["rssBytes"] = Math.round(ws * 0.93);
   block["pageFaults"] = faults;
   block["majorPageFaults"] = Math.floor(faults / 50_000);
@@ -123,7 +145,13 @@ function ioBlock(ctx: ScrapeContext, time: number, psiTotal: number): Json {
   return { time: ctx.time(time), psi: psi(ctx, Math.round(psiTotal), 0.02) };
 }
 
-function fsBlock(ctx: ScrapeContext, time: number | undefined, fs: FsSample, usedBytes: number, inodesUsed: number): Json {
+function fsBlock(
+  ctx: ScrapeContext,
+  time: number | undefined,
+  fs: FsSample,
+  usedBytes: number,
+  inodesUsed: number,
+): Json {
   const block: Json = {};
   if (time !== undefined) block["time"] = ctx.time(time);
   block["availableBytes"] = fs.availableBytes;
@@ -143,8 +171,19 @@ function swapBlock(ctx: ScrapeContext, time: number, available: number | undefin
 
 function networkBlock(ctx: ScrapeContext, time: number, rx: number, tx: number): Json {
   const eth0 = { name: "eth0", rxBytes: rx, rxErrors: 0, txBytes: tx, txErrors: 0 };
-  const interfaces = ctx.richness === "full" ? [{ name: "tunl0", rxBytes: 0, rxErrors: 0, txBytes: 0, txErrors: 0 }, eth0] : [eth0];
-  return { time: ctx.time(time), name: "eth0", rxBytes: rx, rxErrors: 0, txBytes: tx, txErrors: 0, interfaces };
+  const interfaces =
+    ctx.richness === "full"
+      ? [{ name: "tunl0", rxBytes: 0, rxErrors: 0, txBytes: 0, txErrors: 0 }, eth0]
+      : [eth0];
+  return {
+    time: ctx.time(time),
+    name: "eth0",
+    rxBytes: rx,
+    rxErrors: 0,
+    txBytes: tx,
+    txErrors: 0,
+    interfaces,
+  };
 }
 
 /** cadvisor refreshes filesystem usage about once a minute: fs time stamps move in 60 s jumps. */
@@ -156,29 +195,55 @@ function fsTime(ctx: ScrapeContext, lagSeconds: number): number {
 function containerStats(ctx: ScrapeContext, pod: PodRuntime, c: ContainerRuntime, node: NodeSample): Json {
   const t = ctx.now - pod.lagSeconds * 1000;
   const out: Json = { name: c.model.name };
-  const rich = ctx.richness !== "eviction";
+  const rich = !isLean(ctx.richness);
   if (rich) {
     out["startTime"] = ctx.time(c.startedAt);
-    out["cpu"] = cpuBlock(ctx, t, c.cpuNanoSeconds > 0 ? (c.model.cpuRequestMilli ?? 50) * 1e6 * ctx.rng.range(0.2, 1.1) : 0, c.cpuNanoSeconds, c.psiCpu);
+    out["cpu"] = cpuBlock(
+      ctx,
+      t,
+      c.cpuNanoSeconds > 0 ? (c.model.cpuRequestMilli ?? 50) * 1e6 * ctx.rng.range(0.2, 1.1) : 0,
+      c.cpuNanoSeconds,
+      c.psiCpu,
+    );
   }
   out["memory"] = memoryBlock(ctx, t, c.workingSet, c.model.memLimit, c.pageFaults, 0);
   if (ctx.richness === "full") out["io"] = ioBlock(ctx, t, c.psiIo);
   const ft = fsTime(ctx, pod.lagSeconds);
-  out["rootfs"] = fsBlock(ctx, ft, node.imageFs, c.rootfsBytes, Math.max(1, Math.round(c.rootfsBytes / 16_384)));
+  out["rootfs"] = fsBlock(
+    ctx,
+    ft,
+    node.imageFs,
+    c.rootfsBytes,
+    Math.max(1, Math.round(c.rootfsBytes / 16_384)),
+  );
   out["logs"] = fsBlock(ctx, ft, node.nodeFs, c.logBytes, Math.max(1, Math.ceil(c.logBytes / 10_485_760)));
   if (rich) out["swap"] = swapBlock(ctx, t, c.model.memLimit === undefined ? undefined : 0);
   return out;
 }
 
-function volumeStats(ctx: ScrapeContext, pod: PodRuntime, v: VolumeModel, used: number, node: NodeSample): Json {
+function volumeStats(
+  ctx: ScrapeContext,
+  pod: PodRuntime,
+  v: VolumeModel,
+  used: number,
+  node: NodeSample,
+): Json {
   const ft = fsTime(ctx, pod.lagSeconds);
   // Memory-backed and projected volumes report the tmpfs; disk-backed emptyDirs the node's fs.
   const tmpfs = v.kind === "projected" || v.kind === "emptyDirMemory" || v.kind === "secret";
   const pvc = v.kind === "pvc";
   const capacity = tmpfs ? (v.sizeLimit ?? 1_073_741_824) : pvc ? 107_374_182_400 : node.nodeFs.capacityBytes;
-  const fs: FsSample = tmpfs || pvc
-    ? { capacityBytes: capacity, availableBytes: capacity - used, usedBytes: used, inodes: 8_126_464, inodesFree: 8_126_455, inodesUsed: 9 }
-    : node.nodeFs;
+  const fs: FsSample =
+    tmpfs || pvc
+      ? {
+          capacityBytes: capacity,
+          availableBytes: capacity - used,
+          usedBytes: used,
+          inodes: 8_126_464,
+          inodesFree: 8_126_455,
+          inodesUsed: 9,
+        }
+      : node.nodeFs;
   const out = fsBlock(ctx, ft, fs, used, Math.max(1, Math.round(used / 65_536)));
   out["name"] = v.name;
   if (pvc) out["pvcRef"] = { name: v.claimName ?? v.name, namespace: pod.model.namespace };
@@ -188,7 +253,11 @@ function volumeStats(ctx: ScrapeContext, pod: PodRuntime, v: VolumeModel, used: 
 function podStats(ctx: ScrapeContext, pod: PodRuntime, node: NodeSample): Json {
   const m = pod.model;
   const t = ctx.now - pod.lagSeconds * 1000;
-  const rich = ctx.richness !== "eviction";
+  const rich = !isLean(ctx.richness);
+  if (ctx.richness === "recorded") {
+    // A lean recording names pods by namespace/name (the scenario's pod list carries the UIDs).
+    return { podRef: { name: m.name, namespace: m.namespace }, memory: { workingSetBytes: podWorkingSet(pod) } };
+  }
   const out: Json = { podRef: { name: m.name, namespace: m.namespace, uid: m.uid } };
   if (rich) out["startTime"] = ctx.time(m.startedAt);
   out["containers"] = pod.containers.map((c) => containerStats(ctx, pod, c, node));
@@ -201,7 +270,14 @@ function podStats(ctx: ScrapeContext, pod: PodRuntime, node: NodeSample): Json {
     faults += c.pageFaults;
     psiCpu += c.psiCpu;
   }
-  if (rich) out["cpu"] = cpuBlock(ctx, t, cpuTotal > 0 ? 3e6 * pod.containers.length * ctx.rng.range(1, 40) : 0, cpuTotal, psiCpu);
+  if (rich)
+    out["cpu"] = cpuBlock(
+      ctx,
+      t,
+      cpuTotal > 0 ? 3e6 * pod.containers.length * ctx.rng.range(1, 40) : 0,
+      cpuTotal,
+      psiCpu,
+    );
   const limits = pod.containers.every((c) => c.model.memLimit !== undefined)
     ? pod.containers.reduce((sum, c) => sum + (c.model.memLimit ?? 0), 0)
     : undefined;
@@ -219,7 +295,13 @@ function podStats(ctx: ScrapeContext, pod: PodRuntime, node: NodeSample): Json {
   m.volumes.forEach((v, i) => {
     if (v.kind === "emptyDir" || v.kind === "configMap") ephemeral += pod.volumeUsed[i] ?? 0;
   });
-  out["ephemeral-storage"] = fsBlock(ctx, fsTime(ctx, pod.lagSeconds), node.nodeFs, ephemeral, ephemeralInodes);
+  out["ephemeral-storage"] = fsBlock(
+    ctx,
+    fsTime(ctx, pod.lagSeconds),
+    node.nodeFs,
+    ephemeral,
+    ephemeralInodes,
+  );
   let processes = 0;
   for (const c of pod.containers) processes += c.model.processes;
   out["process_stats"] = { process_count: processes };
@@ -227,9 +309,15 @@ function podStats(ctx: ScrapeContext, pod: PodRuntime, node: NodeSample): Json {
   return out;
 }
 
-function systemContainer(ctx: ScrapeContext, name: string, node: NodeSample, ws: number, available: number | undefined): Json {
+function systemContainer(
+  ctx: ScrapeContext,
+  name: string,
+  node: NodeSample,
+  ws: number,
+  available: number | undefined,
+): Json {
   const t = ctx.now - 1000;
-  if (ctx.richness === "eviction") {
+  if (isLean(ctx.richness)) {
     const memory: Json = { time: ctx.time(t) };
     if (available !== undefined) memory["availableBytes"] = available;
     memory["usageBytes"] = Math.round(ws * 1.1);
@@ -237,11 +325,24 @@ function systemContainer(ctx: ScrapeContext, name: string, node: NodeSample, ws:
     return { name, memory };
   }
   const seconds = (ctx.now - node.bootedAt) / 1000;
-  const memory = memoryBlock(ctx, t, ws, available === undefined ? undefined : available + ws, Math.round(seconds * 311), 0);
+  const memory = memoryBlock(
+    ctx,
+    t,
+    ws,
+    available === undefined ? undefined : available + ws,
+    Math.round(seconds * 311),
+    0,
+  );
   const out: Json = {
     name,
     startTime: ctx.time(node.bootedAt + 4000),
-    cpu: cpuBlock(ctx, t, name === "pods" ? 4.1e9 * ctx.rng.range(0.8, 1.2) : 9e7 * ctx.rng.range(0.5, 1.5), seconds * (name === "pods" ? 4.1e9 : 9e7), seconds * 1e4),
+    cpu: cpuBlock(
+      ctx,
+      t,
+      name === "pods" ? 4.1e9 * ctx.rng.range(0.8, 1.2) : 9e7 * ctx.rng.range(0.5, 1.5),
+      seconds * (name === "pods" ? 4.1e9 : 9e7),
+      seconds * 1e4,
+    ),
     memory,
   };
   if (ctx.richness === "full") out["io"] = ioBlock(ctx, t, seconds * 700);
@@ -255,9 +356,9 @@ export function renderSummary(ctx: ScrapeContext, node: NodeSample, pods: readon
   for (const p of pods) podsWs += podWorkingSet(p);
   const nodeWs = podsWs + node.systemWorkingSet;
   const t = ctx.now - 1000;
-  const rich = ctx.richness !== "eviction";
+  const rich = !isLean(ctx.richness);
   const systemContainers =
-    ctx.richness === "eviction"
+    isLean(ctx.richness)
       ? [systemContainer(ctx, "pods", node, podsWs, node.allocatableMemory - podsWs)]
       : [
           systemContainer(ctx, "kubelet", node, Math.round(node.systemWorkingSet * 0.06), undefined),
@@ -270,7 +371,12 @@ export function renderSummary(ctx: ScrapeContext, node: NodeSample, pods: readon
     out["startTime"] = ctx.time(node.bootedAt);
     out["cpu"] = cpuBlock(ctx, t, 4.6e9 * ctx.rng.range(0.8, 1.2), seconds * 4.6e9, seconds * 2e4);
   }
-  const memory: Json = { time: ctx.time(t), availableBytes: node.capacityMemory - nodeWs, usageBytes: nodeWs + node.pageCache, workingSetBytes: nodeWs };
+  const memory: Json = {
+    time: ctx.time(t),
+    availableBytes: node.capacityMemory - nodeWs,
+    usageBytes: nodeWs + node.pageCache,
+    workingSetBytes: nodeWs,
+  };
   if (rich) {
     memory["rssBytes"] = Math.round(nodeWs * 0.9);
     memory["pageFaults"] = Math.round(seconds * 2811);

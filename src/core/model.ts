@@ -102,6 +102,11 @@ export interface PodStats {
 export interface NodeSummary {
   readonly node: NodeStats;
   readonly pods: readonly PodStats[];
+  /**
+   * Optional fast path a decoder may provide: one pod's stats by UID, else by `namespace/name`
+   * (the first match, as a scan of `pods` would find), without building every pod's stats.
+   */
+  readonly findPod?: (uid: string, key: string) => PodStats | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@
 import type { FilesystemLayout, Pod, PodStats } from "../model.js";
 import { goQuote } from "../go-quote.js";
 import { isCriticalPod } from "../pod/critical.js";
-import { podEphemeralStorageLimit } from "../pod/resources.js";
-import { formatQuantity, isQuantityZero, quantityNanos, type Quantity } from "../quantity.js";
+import { podFacts, type PodFacts } from "../pod/pod-facts.js";
+import { formatQuantity } from "../quantity.js";
 import type { PodStatsLookup } from "../rank/pod-stats-lookup.js";
 import { IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS } from "./grace-period.js";
 import type { Eviction, Refusal } from "./types.js";
@@ -20,46 +20,39 @@ interface Violation {
   readonly message: string;
 }
 
-/** usage > limit, exactly (limits may be fractional quantities). */
-function over(usage: bigint, limit: Quantity): boolean {
-  return usage * NANOS > quantityNanos(limit);
+/** usage > limit, exactly (limits may be fractional quantities, so compare in nano-units). */
+function over(usage: bigint, limitNanos: bigint): boolean {
+  return usage * NANOS > limitNanos;
 }
 
-
 /** The first emptyDir (spec order, any medium) whose usage exceeds its sizeLimit. */
-function emptyDirViolation(pod: Pod, stats: PodStats): Violation | undefined {
-  for (const v of pod.volumes) {
-    if (v.kind !== "emptyDir" || v.sizeLimit === undefined || quantityNanos(v.sizeLimit) <= 0n) continue;
+function emptyDirViolation(facts: PodFacts, stats: PodStats): Violation | undefined {
+  for (const v of facts.emptyDirLimits) {
     const used = stats.volumes.find((s) => s.name === v.name)?.usedBytes;
     // A stats entry without usedBytes crashes upstream; it is treated as absent here.
-    if (used !== undefined && over(used, v.sizeLimit)) {
+    if (used !== undefined && over(used, v.limitNanos)) {
       return {
         signal: "emptydirfs.limit",
-        message: `Usage of EmptyDir volume ${goQuote(v.name)} exceeds the limit ${goQuote(formatQuantity(v.sizeLimit))}. `,
+        message: `Usage of EmptyDir volume ${goQuote(v.name)} exceeds the limit ${goQuote(formatQuantity(v.limit))}. `,
       };
     }
   }
   return undefined;
 }
 
-function podLimitViolation(pod: Pod, stats: PodStats): Violation | undefined {
-  const limit = podEphemeralStorageLimit(pod);
+function podLimitViolation(facts: PodFacts, stats: PodStats): Violation | undefined {
+  const limit = facts.podStorageLimit;
   if (limit === undefined) return undefined;
   const used = stats.ephemeralStorage?.usedBytes ?? 0n;
-  if (!over(used, limit)) return undefined;
+  if (!over(used, limit.limitNanos)) return undefined;
   return {
     signal: "ephemeralpodfs.limit",
-    message: `Pod ephemeral local storage usage exceeds the total limit of containers ${formatQuantity(limit)}. `,
+    message: `Pod ephemeral local storage usage exceeds the total limit of containers ${formatQuantity(limit.limit)}. `,
   };
 }
 
-function containerLimitViolation(pod: Pod, stats: PodStats, layout: FilesystemLayout): Violation | undefined {
-  // Regular containers and, since 2026, sidecar (restartable init) containers are checked.
-  const limits = new Map<string, Quantity>();
-  for (const c of [...pod.containers, ...pod.initContainers.filter((i) => i.restartPolicy === "Always")]) {
-    const l = c.resources.limits["ephemeral-storage"];
-    if (l !== undefined && !isQuantityZero(l) && !limits.has(c.name)) limits.set(c.name, l);
-  }
+function containerLimitViolation(facts: PodFacts, stats: PodStats, layout: FilesystemLayout): Violation | undefined {
+  const limits = facts.containerStorageLimits;
   if (limits.size === 0) return undefined;
   for (const cs of stats.containers) {
     const limit = limits.get(cs.name);
@@ -67,10 +60,10 @@ function containerLimitViolation(pod: Pod, stats: PodStats, layout: FilesystemLa
     let used = cs.logs?.usedBytes ?? 0n;
     // The writable layer counts only when it lives on the node's filesystem (no dedicated imagefs).
     if (layout === "single") used += cs.rootfs?.usedBytes ?? 0n;
-    if (over(used, limit)) {
+    if (over(used, limit.limitNanos)) {
       return {
         signal: "ephemeralcontainerfs.limit",
-        message: `Container ${cs.name} exceeded its local ephemeral storage limit ${goQuote(formatQuantity(limit))}. `,
+        message: `Container ${cs.name} exceeded its local ephemeral storage limit ${goQuote(formatQuantity(limit.limit))}. `,
       };
     }
   }
@@ -89,13 +82,15 @@ export function localStorageEvictions(pods: readonly Pod[], lookup: PodStatsLook
   for (const pod of pods) {
     const stats = lookup(pod);
     if (stats === undefined) continue;
-    const checks = [
-      () => emptyDirViolation(pod, stats),
-      () => podLimitViolation(pod, stats),
-      () => containerLimitViolation(pod, stats, layout),
-    ];
-    for (const check of checks) {
-      const v = check();
+    const facts = podFacts(pod);
+    // The three checks in upstream's order, each run only if the previous one evicted nothing.
+    for (let check = 0; check < 3; check++) {
+      const v =
+        check === 0
+          ? emptyDirViolation(facts, stats)
+          : check === 1
+            ? podLimitViolation(facts, stats)
+            : containerLimitViolation(facts, stats, layout);
       if (v === undefined) continue;
       if (isCriticalPod(pod)) {
         // A refused eviction reports "not evicted" and the next check runs, as upstream.

@@ -4,8 +4,9 @@
  * of every decision; when node-level reclaim must run, it stops and hands the caller a `resume`
  * continuation that takes the reclaim outcome (the I/O stays with the caller).
  */
-import type { EvictionConfig, FilesystemLayout, NodeSummary, Pod, Threshold } from "../model.js";
+import type { EvictionConfig, FilesystemLayout, NodeSummary, Threshold } from "../model.js";
 import { isCriticalPod } from "../pod/critical.js";
+import { podFacts } from "../pod/pod-facts.js";
 import { podStatsLookup, type PodStatsLookup } from "../rank/pod-stats-lookup.js";
 import { rankPods } from "../rank/rank-pods.js";
 import { SIGNALS } from "../signals.js";
@@ -47,18 +48,6 @@ export function byEvictionPriority(thresholds: readonly Threshold[]): Threshold[
   return thresholds.map((t, i) => ({ t, i })).sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i).map((x) => x.t);
 }
 
-/** Whether a pod has any local-storage limit worth checking (skips stats lookups otherwise). */
-function hasLocalStorageLimits(pod: Pod): boolean {
-  return (
-    pod.volumes.some((v) => v.kind === "emptyDir" && v.sizeLimit !== undefined) ||
-    [...pod.containers, ...pod.initContainers].some((c) => c.resources.limits["ephemeral-storage"] !== undefined)
-  );
-}
-
-/**
- * A run that did nothing. Its conditions are the ones still in force: a failed stats read leaves the
- * manager's state (and so what the node reports) as the previous run left it.
- */
 function emptyReport(
   now: number,
   outcome: string,
@@ -170,7 +159,7 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
   });
 
   if (config.localStorageCapacityIsolation) {
-    const limited = input.activePods.filter(hasLocalStorageLimits);
+    const limited = input.activePods.filter((p) => podFacts(p).hasLocalStorageLimits);
     if (limited.length > 0) {
       const ls = localStorageEvictions(limited, ctx.lookup(), layout);
       if (ls.evictions.length > 0) {

@@ -7,6 +7,8 @@ import type { NodeSummary, Pod, PodStats } from "../model.js";
 export type PodStatsLookup = (pod: Pod) => PodStats | undefined;
 
 export function podStatsLookup(summary: NodeSummary): PodStatsLookup {
+  const find = summary.findPod;
+  if (find !== undefined) return (pod) => find(pod.uid, pod.key);
   const byUid = new Map<string, PodStats>();
   const byKey = new Map<string, PodStats>();
   for (const s of summary.pods) {

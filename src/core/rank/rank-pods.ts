@@ -5,8 +5,7 @@
  * is unstable and its tie order arbitrary.
  */
 import type { FilesystemLayout, Pod, Signal } from "../model.js";
-import { podRequests } from "../pod/resources.js";
-import { quantityNanos } from "../quantity.js";
+import { podFacts } from "../pod/pod-facts.js";
 import { rankFsStatsFor } from "../engine/signal-tables.js";
 import {
   byPriority,
@@ -37,7 +36,7 @@ function candidate(pod: Pod, hasStats: boolean, usage: bigint, requestNanos: big
 
 const memoryKeys: KeyBuilder = (pod, lookup) => {
   const stats = lookup(pod);
-  const request = quantityNanos(podRequests(pod, "memory"));
+  const request = podFacts(pod).memoryRequestNanos;
   return candidate(pod, stats !== undefined, stats === undefined ? 0n : podMemoryUsage(stats), request, request);
 };
 
@@ -52,7 +51,7 @@ function diskKeys(fsTypes: Parameters<typeof podDiskUsage>[2], resource: DiskRes
     const usage = stats === undefined ? 0n : podDiskUsage(pod, stats, fsTypes, resource);
     // "Exceeds" compares against the request for the measured resource (no pod requests inodes),
     // but the ordering subtracts the ephemeral-storage request even for inodes: upstream quirk.
-    const storageRequest = quantityNanos(podRequests(pod, "ephemeral-storage"));
+    const storageRequest = podFacts(pod).storageRequestNanos;
     const exceedsAgainst = resource === "inodes" ? 0n : storageRequest;
     return candidate(pod, stats !== undefined, usage, storageRequest, exceedsAgainst);
   };

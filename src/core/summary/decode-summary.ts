@@ -71,15 +71,70 @@ export function decodeSummary(
   const summary: RawSummary = isRawObject(raw) ? raw : {};
   const values = new ValueReader(defaultTime);
   const node = buildNode(isRawObject(summary.node) ? summary.node : {}, values);
-  const rawPods = summary.pods;
+  const rawPods = listOf(summary.pods);
+  const built: (PodStats | undefined)[] = [];
+  const podAt = (i: number): PodStats => {
+    let pod = built[i];
+    if (pod === undefined) {
+      const item = rawPods[i];
+      pod = buildPod(isRawObject(item) ? item : {}, values);
+      built[i] = pod;
+    }
+    return pod;
+  };
   let pods: readonly PodStats[] | undefined;
+  let byUid: Map<string, number> | undefined;
+  let byName: Map<string, Map<string, number>> | undefined;
   return {
     node,
     get pods(): readonly PodStats[] {
-      pods ??= listOf(rawPods).map((pod) => buildPod(isRawObject(pod) ? pod : {}, values));
+      pods ??= rawPods.map((_, i) => podAt(i));
       return pods;
     },
+    // Local-storage checks look up a few pods every run: index the raw podRefs, build only those.
+    findPod(uid: string, key: string): PodStats | undefined {
+      byUid ??= indexByUid(rawPods);
+      let i = byUid.get(uid);
+      if (i === undefined) {
+        byName ??= indexByName(rawPods);
+        const slash = key.indexOf("/");
+        i = byName.get(key.slice(0, slash))?.get(key.slice(slash + 1));
+      }
+      return i === undefined ? undefined : podAt(i);
+    },
   };
+}
+
+function refOf(item: unknown): RawPodRef {
+  const pod: RawPod = isRawObject(item) ? item : {};
+  return isRawObject(pod.podRef) ? pod.podRef : {};
+}
+
+/** First position of every pod UID, read straight from the raw podRefs. */
+function indexByUid(rawPods: readonly unknown[]): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < rawPods.length; i++) {
+    const uid = stringOf(refOf(rawPods[i]).uid);
+    if (!index.has(uid)) index.set(uid, i);
+  }
+  return index;
+}
+
+/** First position of every namespace/name (nested maps: no key strings built per pod). */
+function indexByName(rawPods: readonly unknown[]): Map<string, Map<string, number>> {
+  const index = new Map<string, Map<string, number>>();
+  for (let i = 0; i < rawPods.length; i++) {
+    const ref = refOf(rawPods[i]);
+    const namespace = stringOf(ref.namespace);
+    let names = index.get(namespace);
+    if (names === undefined) {
+      names = new Map();
+      index.set(namespace, names);
+    }
+    const name = stringOf(ref.name);
+    if (!names.has(name)) names.set(name, i);
+  }
+  return index;
 }
 
 /**
