@@ -195,7 +195,7 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   if (raw["flags"] !== undefined) {
     const f = raw["flags"];
     if (!Array.isArray(f) || !f.every((x) => typeof x === "string")) issues.error("flags", "type", `expected a list of kubelet flags, got ${show(f)}`);
-    else flags = f as string[];
+    else flags = f;
   }
   const configRaw = typeof raw["config"] === "string" ? input.configFromFile : raw["config"];
   const config =
