@@ -14,6 +14,9 @@ export interface RankCandidate {
   /** Usage minus request, in nano-units so fractional requests (`500m`) stay exact. */
   readonly usageOverRequestNanos: bigint;
   readonly processCount: bigint;
+  /** What was measured (bytes or inodes; 0 without stats) and the request it is held against. */
+  readonly usage: bigint;
+  readonly requestNanos: bigint;
 }
 
 export type Comparator = (a: RankCandidate, b: RankCandidate) => number;

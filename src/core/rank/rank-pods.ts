@@ -31,6 +31,8 @@ function candidate(pod: Pod, hasStats: boolean, usage: bigint, requestNanos: big
     exceedsRequest: usageNanos > exceedsAgainst,
     usageOverRequestNanos: usageNanos - requestNanos,
     processCount,
+    usage,
+    requestNanos,
   };
 }
 
@@ -77,6 +79,18 @@ function rankSpecFor(signal: Signal, layout: FilesystemLayout): RankSpec | undef
   return { keys: diskKeys(fsTypes, resource), order: DISK_ORDER };
 }
 
+/** Candidates (pods with the keys that ordered them) in eviction order; undefined without a rank function. */
+export function rankCandidates(
+  signal: Signal,
+  layout: FilesystemLayout,
+  pods: readonly Pod[],
+  lookup: PodStatsLookup,
+): RankCandidate[] | undefined {
+  const spec = rankSpecFor(signal, layout);
+  if (spec === undefined) return undefined;
+  return pods.map((p) => spec.keys(p, lookup)).sort(spec.order);
+}
+
 /** Pods in eviction order for a signal; undefined when the signal has no rank function. */
 export function rankPods(
   signal: Signal,
@@ -84,10 +98,5 @@ export function rankPods(
   pods: readonly Pod[],
   lookup: PodStatsLookup,
 ): Pod[] | undefined {
-  const spec = rankSpecFor(signal, layout);
-  if (spec === undefined) return undefined;
-  return pods
-    .map((p) => spec.keys(p, lookup))
-    .sort(spec.order)
-    .map((c) => c.pod);
+  return rankCandidates(signal, layout, pods, lookup)?.map((c) => c.pod);
 }

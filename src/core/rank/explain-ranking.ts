@@ -1,0 +1,60 @@
+/**
+ * Why a pod sits where it does in the eviction order, in words: the keys the kubelet's comparators
+ * looked at (stats or not, usage against request, priority, process count) for the signal being
+ * reclaimed. Used by the replay table, and by the daemon's /status "who goes next and why".
+ */
+import type { FilesystemLayout, Pod, Signal } from "../model.js";
+import { isCriticalPod } from "../pod/critical.js";
+import { formatQuantity, quantityFromInt, quantityFromNanos } from "../quantity.js";
+import { SIGNALS } from "../signals.js";
+import type { RankCandidate } from "./comparators.js";
+import type { PodStatsLookup } from "./pod-stats-lookup.js";
+import { rankCandidates } from "./rank-pods.js";
+
+export interface RankExplanation {
+  readonly pod: Pod;
+  /** 1-based place in the eviction order. */
+  readonly place: number;
+  readonly critical: boolean;
+  /** One line: the facts that placed the pod, in comparator order. */
+  readonly reason: string;
+}
+
+function reasonFor(signal: Signal, c: RankCandidate): string {
+  const priority = `priority ${c.pod.priority}`;
+  if (signal === "pid.available") {
+    return c.hasStats ? `${priority}, ${c.processCount} processes` : `${priority}, no stats (ranked first within its priority)`;
+  }
+  if (!c.hasStats) return "no stats yet: pods the kubelet cannot measure go first";
+  const spec = SIGNALS[signal];
+  const inodes = spec.resource === "inodes";
+  const show = (n: bigint): string => formatQuantity(quantityFromInt(n, inodes ? "DecimalSI" : "BinarySI"));
+  const request = formatQuantity(quantityFromNanos(c.requestNanos, inodes ? "DecimalSI" : "BinarySI"));
+  if (inodes) {
+    // Upstream quirk: inode use always "exceeds" (nobody requests inodes), and the order subtracts
+    // the ephemeral-storage request in bytes from the inode count.
+    const storage = formatQuantity(quantityFromNanos(c.requestNanos, "BinarySI"));
+    return `${show(c.usage)} inodes, ${priority}, ordered by inodes minus its ephemeral-storage request (${storage})`;
+  }
+  const what = spec.resource === "memory" ? "working set" : "disk";
+  const over = c.exceedsRequest ? "over its request" : "within its request";
+  return `${what} ${show(c.usage)} against a request of ${request} (${over}), ${priority}`;
+}
+
+/** The full eviction order for a signal, each pod with its reason; undefined without a rank function. */
+export function explainRanking(
+  signal: Signal,
+  layout: FilesystemLayout,
+  pods: readonly Pod[],
+  lookup: PodStatsLookup,
+): RankExplanation[] | undefined {
+  return rankCandidates(signal, layout, pods, lookup)?.map((c, i) => {
+    const critical = isCriticalPod(c.pod);
+    return {
+      pod: c.pod,
+      place: i + 1,
+      critical,
+      reason: critical ? `${reasonFor(signal, c)}; critical: never evicted` : reasonFor(signal, c),
+    };
+  });
+}
