@@ -1,0 +1,53 @@
+/**
+ * What the node daemon knows at a moment, as plain data: the node, the last synchronize and its
+ * report, every pod with its status, and the current eviction ranking with reasons. The HTTP
+ * endpoints (/status, /metrics, /stats/summary) render it; nothing in them reads the system.
+ */
+import type { SyncReport } from "../../core/engine/types.js";
+import type { NodeSpec } from "../../core/node/node-spec.js";
+import type { NodeCondition, Pod, Signal } from "../../core/model.js";
+import type { RankExplanation } from "../../core/rank/explain-ranking.js";
+
+/** A pod's status as the daemon reports (and persists) it, with the kubelet's field meanings. */
+export interface PodStatusView {
+  readonly pod: Pod;
+  /** Pending | Running | Succeeded | Failed */
+  readonly phase: string;
+  /** e.g. `Evicted` for evicted and rejected pods. */
+  readonly reason?: string;
+  readonly message?: string;
+  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  readonly qosClass: string;
+  /** Container name → restart count. */
+  readonly restarts: Readonly<Record<string, number>>;
+}
+
+export interface EvictionRecord {
+  readonly at: number;
+  readonly pod: string;
+  readonly signal: string;
+  readonly gracePeriodSeconds: number;
+  readonly message: string;
+  /** Milliseconds from the threshold being crossed (the waking notification or sample) to SIGTERM. */
+  readonly reactionMs?: number;
+  readonly killFailed: boolean;
+}
+
+export interface DaemonSnapshot {
+  readonly node: NodeSpec;
+  readonly startedAt: number;
+  readonly now: number;
+  /** What the daemon can and cannot do here (e.g. "no cgroup access: polling /proc"). */
+  readonly capabilities: readonly string[];
+  readonly conditions: readonly NodeCondition[];
+  /** The last synchronize's report, when one ran. */
+  readonly lastReport?: SyncReport;
+  /** The raw Summary API object of the last sample (served at /stats/summary). */
+  readonly summary?: unknown;
+  readonly pods: readonly PodStatusView[];
+  /** Who goes next, per signal currently met (or the memory ranking when none is met). */
+  readonly ranking?: { readonly signal: Signal; readonly order: readonly RankExplanation[] };
+  readonly evictions: readonly EvictionRecord[];
+  /** Evictions counted per `kubelet_evictions` label. */
+  readonly evictionCounts: Readonly<Record<string, number>>;
+}
