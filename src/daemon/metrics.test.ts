@@ -1,0 +1,271 @@
+// DaemonMetrics: kubelet-compatible eviction metrics and evictd's gauges, rendered from data.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { register as globalRegistry } from "prom-client";
+import type { Observation, SyncReport } from "../core/engine/types.js";
+import type { Signal, Threshold } from "../core/model.js";
+import { parseQuantity } from "../core/quantity.js";
+import { DaemonMetrics } from "./metrics.js";
+
+const Mi = 1024n * 1024n;
+const Gi = 1024n * Mi;
+
+function report(over: Partial<SyncReport> = {}): SyncReport {
+  return {
+    now: 1_700_000_000_000,
+    ran: true,
+    statsUnavailable: false,
+    observations: new Map<Signal, Observation>(),
+    thresholdsMet: [],
+    awaitingGrace: [],
+    staleStats: [],
+    conditions: [],
+    evictions: [],
+    refused: [],
+    statsAge: [],
+    updateNotifiers: false,
+    outcome: "no resources are starved",
+    ...over,
+  };
+}
+
+const qty = (text: string) => ({ kind: "quantity" as const, quantity: parseQuantity(text) });
+const THRESHOLDS: Threshold[] = [
+  {
+    id: "hard/memory.available",
+    signal: "memory.available",
+    operator: "LessThan",
+    value: qty("100Mi"),
+    gracePeriodMs: 0,
+    origin: "hard",
+  },
+  {
+    id: "soft/memory.available",
+    signal: "memory.available",
+    operator: "LessThan",
+    value: qty("300Mi"),
+    gracePeriodMs: 90_000,
+    origin: "soft",
+  },
+  {
+    id: "hard/nodefs.available",
+    signal: "nodefs.available",
+    operator: "LessThan",
+    value: { kind: "percentage", percentage: Math.fround(Math.fround(10) / 100), text: "10%" },
+    gracePeriodMs: 0,
+    origin: "hard",
+  },
+  {
+    id: "hard/imagefs.available",
+    signal: "imagefs.available",
+    operator: "LessThan",
+    value: { kind: "percentage", percentage: Math.fround(Math.fround(15) / 100), text: "15%" },
+    gracePeriodMs: 0,
+    origin: "hard",
+  },
+  // Upstream's empty containerfs copy: inert, never exported.
+  {
+    id: "containerfs/hard/nodefs.available",
+    signal: "containerfs.available",
+    operator: "",
+    gracePeriodMs: 0,
+    origin: "containerfs",
+  },
+];
+
+const lines = (text: string) => text.split("\n");
+
+describe("kubelet metrics", () => {
+  test("kubelet_evictions counts per signal, with upstream's name and help text", async () => {
+    const m = new DaemonMetrics();
+    m.recordEviction("memory.available");
+    m.recordEviction("nodefs.available");
+    m.recordEviction("memory.available");
+    const text = await m.render();
+    const at = lines(text).indexOf(
+      "# HELP kubelet_evictions [ALPHA] Cumulative number of pod evictions by eviction signal",
+    );
+    assert.ok(at >= 0, text);
+    assert.deepEqual(lines(text).slice(at, at + 4), [
+      "# HELP kubelet_evictions [ALPHA] Cumulative number of pod evictions by eviction signal",
+      "# TYPE kubelet_evictions counter",
+      'kubelet_evictions{eviction_signal="memory.available"} 2',
+      'kubelet_evictions{eviction_signal="nodefs.available"} 1',
+    ]);
+  });
+
+  test("no eviction yet: the counter is declared with no samples", async () => {
+    const text = await new DaemonMetrics().render();
+    assert.ok(lines(text).includes("# TYPE kubelet_evictions counter"));
+    assert.ok(!lines(text).some((l) => l.startsWith("kubelet_evictions{")));
+  });
+
+  test("kubelet_eviction_stats_age_seconds: histogram with Prometheus' default buckets", async () => {
+    const m = new DaemonMetrics();
+    m.observeSync(
+      report({
+        statsAge: [
+          { signal: "memory.available", seconds: 0.2 },
+          { signal: "memory.available", seconds: 3 },
+        ],
+      }),
+      [],
+    );
+    const text = lines(await m.render());
+    assert.ok(
+      text.includes(
+        "# HELP kubelet_eviction_stats_age_seconds [ALPHA] Time between when stats are collected, and when pod is evicted based on those stats by eviction signal",
+      ),
+    );
+    assert.ok(text.includes("# TYPE kubelet_eviction_stats_age_seconds histogram"));
+    const want: [string, number][] = [
+      ["0.005", 0],
+      ["0.01", 0],
+      ["0.025", 0],
+      ["0.05", 0],
+      ["0.1", 0],
+      ["0.25", 1],
+      ["0.5", 1],
+      ["1", 1],
+      ["2.5", 1],
+      ["5", 2],
+      ["10", 2],
+      ["+Inf", 2],
+    ];
+    const buckets = text.filter((l) => l.startsWith("kubelet_eviction_stats_age_seconds_bucket"));
+    assert.deepEqual(
+      buckets,
+      want.map(
+        ([le, n]) =>
+          `kubelet_eviction_stats_age_seconds_bucket{le="${le}",eviction_signal="memory.available"} ${n}`,
+      ),
+    );
+    assert.ok(
+      text.includes('kubelet_eviction_stats_age_seconds_sum{eviction_signal="memory.available"} 3.2'),
+    );
+    assert.ok(
+      text.includes('kubelet_eviction_stats_age_seconds_count{eviction_signal="memory.available"} 2'),
+    );
+  });
+});
+
+describe("evictd metrics", () => {
+  test("reaction latency: millisecond buckets, observed only when the crossing time is known", async () => {
+    const m = new DaemonMetrics();
+    m.recordEviction("memory.available", 0.003);
+    m.recordEviction("pid.available");
+    const text = lines(await m.render());
+    const buckets = text.filter((l) => l.startsWith("evictd_eviction_reaction_seconds_bucket"));
+    assert.deepEqual(
+      buckets.map((l) => /le="([^"]+)"/.exec(l)?.[1]),
+      [
+        "0.001",
+        "0.0025",
+        "0.005",
+        "0.01",
+        "0.025",
+        "0.05",
+        "0.1",
+        "0.25",
+        "0.5",
+        "1",
+        "2.5",
+        "5",
+        "10",
+        "+Inf",
+      ],
+    );
+    assert.ok(
+      text.includes(
+        'evictd_eviction_reaction_seconds_bucket{le="0.0025",eviction_signal="memory.available"} 0',
+      ),
+    );
+    assert.ok(
+      text.includes(
+        'evictd_eviction_reaction_seconds_bucket{le="0.005",eviction_signal="memory.available"} 1',
+      ),
+    );
+    assert.ok(
+      !text.some(
+        (l) => l.includes('eviction_signal="pid.available"') && l.startsWith("evictd_eviction_reaction"),
+      ),
+    );
+    assert.ok(text.includes('kubelet_evictions{eviction_signal="pid.available"} 1'));
+  });
+
+  test("signal gauges, thresholds resolved against capacity, node conditions", async () => {
+    const m = new DaemonMetrics();
+    const observations = new Map<Signal, Observation>([
+      ["memory.available", { available: 250n * Mi, capacity: 2n * Gi }],
+      ["nodefs.available", { available: 40n * Gi, capacity: 100n * Gi }],
+    ]);
+    m.observeSync(report({ observations, conditions: ["MemoryPressure"] }), THRESHOLDS);
+    const text = lines(await m.render());
+    for (const want of [
+      'evictd_signal_available{signal="memory.available"} 262144000',
+      'evictd_signal_capacity{signal="memory.available"} 2147483648',
+      'evictd_signal_available{signal="nodefs.available"} 42949672960',
+      'evictd_signal_capacity{signal="nodefs.available"} 107374182400',
+      'evictd_eviction_threshold{signal="memory.available",type="hard",grace_period="0s"} 104857600',
+      'evictd_eviction_threshold{signal="memory.available",type="soft",grace_period="1m30s"} 314572800',
+      // float32(0.1) = 13421773 / 2^27, times 100Gi = 800 × 13421773, exactly.
+      'evictd_eviction_threshold{signal="nodefs.available",type="hard",grace_period="0s"} 10737418400',
+      'evictd_node_condition{condition="MemoryPressure"} 1',
+      'evictd_node_condition{condition="DiskPressure"} 0',
+      'evictd_node_condition{condition="PIDPressure"} 0',
+    ]) {
+      assert.ok(text.includes(want), `missing ${want}`);
+    }
+    // A percentage with no capacity observed cannot be resolved; the inert mirror is never shown.
+    assert.ok(!text.some((l) => l.includes('signal="imagefs.available"')));
+    assert.ok(!text.some((l) => l.includes('signal="containerfs.available"')));
+  });
+
+  test("each run replaces the gauges; a run without stats keeps the last values", async () => {
+    const m = new DaemonMetrics();
+    m.observeSync(
+      report({
+        observations: new Map([["pid.available", { available: 100n, capacity: 4096n }]]),
+        conditions: ["PIDPressure"],
+      }),
+      [],
+    );
+    m.observeSync(report({ statsUnavailable: true, ran: false }), []);
+    let text = lines(await m.render());
+    assert.ok(text.includes('evictd_signal_available{signal="pid.available"} 100'));
+    assert.ok(
+      text.includes('evictd_node_condition{condition="PIDPressure"} 0'),
+      "conditions follow every run",
+    );
+
+    m.observeSync(
+      report({ observations: new Map([["memory.available", { available: 1n * Gi, capacity: 2n * Gi }]]) }),
+      [],
+    );
+    text = lines(await m.render());
+    assert.ok(!text.some((l) => l.includes('signal="pid.available"')));
+    assert.ok(text.includes('evictd_signal_available{signal="memory.available"} 1073741824'));
+  });
+
+  test("pods by phase: every phase present, counts replaced", async () => {
+    const m = new DaemonMetrics();
+    m.setPods([{ phase: "Running" }, { phase: "Running" }, { phase: "Failed" }, { phase: "Unknown" }]);
+    m.setPods([{ phase: "Running" }, { phase: "Failed" }, { phase: "Failed" }]);
+    const pods = lines(await m.render()).filter((l) => l.startsWith("evictd_pods{"));
+    assert.deepEqual(pods, [
+      'evictd_pods{phase="Pending"} 0',
+      'evictd_pods{phase="Running"} 1',
+      'evictd_pods{phase="Succeeded"} 0',
+      'evictd_pods{phase="Failed"} 2',
+    ]);
+  });
+
+  test("instances own their registries; the global default registry stays empty", async () => {
+    const a = new DaemonMetrics();
+    const b = new DaemonMetrics();
+    a.recordEviction("memory.available");
+    assert.ok((await a.render()).includes('kubelet_evictions{eviction_signal="memory.available"} 1'));
+    assert.ok(!(await b.render()).includes("kubelet_evictions{"));
+    assert.deepEqual(globalRegistry.getMetricsAsArray(), []);
+  });
+});
