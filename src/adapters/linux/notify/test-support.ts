@@ -1,0 +1,115 @@
+/** Shared by the notify tests: open-fd counting, this process's v1 memory cgroup, and scratch cgroups. */
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Number of descriptors this process holds right now. */
+export function openFdCount(): number {
+  return fs.readdirSync("/proc/self/fd").length;
+}
+
+/** This process's cgroup v1 memory cgroup directory, or undefined if there is no v1 memory controller. */
+export function ownMemoryCgroupV1(): string | undefined {
+  const root = "/sys/fs/cgroup/memory";
+  if (!fs.existsSync(path.join(root, "memory.usage_in_bytes"))) return undefined;
+  for (const line of fs.readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
+    const [, controllers, relative] = line.split(":");
+    if (controllers?.split(",").includes("memory") === true && relative !== undefined)
+      return path.join(root, relative);
+  }
+  return undefined;
+}
+
+/** This process's cgroup v2 directory on the hybrid `unified` mount (or the v2 root mount). */
+export function ownCgroupV2(): string | undefined {
+  const mount = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"].find(
+    (m) =>
+      fs.existsSync(path.join(m, "cgroup.procs")) && fs.existsSync(path.join(m, "cgroup.subtree_control")),
+  );
+  if (mount === undefined) return undefined;
+  const line = fs
+    .readFileSync("/proc/self/cgroup", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("0::"));
+  return line === undefined ? undefined : path.join(mount, line.slice(3));
+}
+
+/** Creates `<parent>/<prefix>-<pid>-<n>`; undefined (with the reason) if the kernel refuses. */
+export function makeScratchCgroup(parent: string, prefix: string): { dir: string } | { skip: string } {
+  const dir = path.join(parent, `${prefix}-${process.pid}-${Math.floor(Math.random() * 1e9)}`);
+  try {
+    fs.mkdirSync(dir);
+    return { dir };
+  } catch (error) {
+    return { skip: `cannot create a cgroup under ${parent}: ${(error as Error).message}` };
+  }
+}
+
+/** Removes a cgroup once its tasks are gone (rmdir fails with EBUSY until they have exited). */
+export async function removeCgroup(dir: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      fs.rmdirSync(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      if (Date.now() > deadline) throw error;
+      await sleep(20);
+    }
+  }
+}
+
+/** Median and maximum of a non-empty list. */
+export function medianMax(values: readonly number[]): { median: number; max: number } {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  const max = sorted[sorted.length - 1];
+  if (middle === undefined || max === undefined) throw new Error("medianMax of an empty list");
+  return { median: middle, max };
+}
+
+/** Resolves when `condition()` holds, checking every millisecond; rejects after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(1);
+  }
+}
+
+/** `promise`, or a rejection naming `what` after `timeoutMs`. */
+export async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * inotify watches this process holds. libuv keeps its inotify instance (one fd) for the loop's
+ * life, so a stopped fs.watch shows up here as a removed watch, not as a closed descriptor.
+ */
+export function inotifyWatchCount(): number {
+  let count = 0;
+  for (const fd of fs.readdirSync("/proc/self/fd")) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== "anon_inode:inotify") continue;
+      count += fs
+        .readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")
+        .split("\n")
+        .filter((l) => l.startsWith("inotify wd:")).length;
+    } catch {
+      // The fd used by readdir itself is gone by now.
+    }
+  }
+  return count;
+}
