@@ -19,6 +19,6 @@ if (files.length === 0) {
   console.error("no test files found under dist/: run `npm run build` first");
   process.exit(1);
 }
-const args = ["--test", "--test-reporter=spec", ...process.argv.slice(2), ...files];
+const args = ["--test", "--test-reporter=spec", "--test-timeout=180000", ...process.argv.slice(2), ...files];
 const r = spawnSync(process.execPath, args, { stdio: "inherit" });
 process.exit(r.status ?? 1);
