@@ -1,0 +1,11 @@
+/** The Linux stats source: a Summary API object built from cgroups, statfs and /proc. */
+export type { ActiveContainerInfo, ActivePodInfo, ActiveVolumeInfo } from "./active-pod-info.js";
+export { podDir, podPaths, type PodPaths } from "./pod-paths.js";
+export {
+  LinuxSummaryCollector,
+  type CgroupStatsReader,
+  type CollectorNodeSpec,
+  type LinuxSummaryCollectorOptions,
+} from "./summary-collector.js";
+export { stringifySummaryJson, type RawSummaryJson } from "./summary-json.js";
+export { NanoClock } from "./nano-clock.js";

@@ -1,0 +1,222 @@
+/** Table-driven tests of the /proc parsers over text as real kernels write it. */
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  parseKernelInteger,
+  parseKernelPageSize,
+  parseLoadavg,
+  parseMeminfo,
+  parseProcStat,
+  parseStatm,
+} from "./proc-readers.js";
+
+const KiB = 1024n;
+
+const MEMINFO_6_8 = `MemTotal:       24684084 kB
+MemFree:        23975304 kB
+MemAvailable:   24236460 kB
+Buffers:           17320 kB
+Cached:           453928 kB
+SwapCached:            0 kB
+Active:           259172 kB
+Inactive:         258872 kB
+Active(anon):       1552 kB
+Inactive(anon):    54116 kB
+Active(file):     257620 kB
+Inactive(file):   204756 kB
+Unevictable:       15664 kB
+HugePages_Total:       0
+HugePages_Free:        0
+Hugepagesize:       2048 kB
+DirectMap1G:    25165824 kB
+`;
+
+// A 3.10 kernel (RHEL 7 era) before MemAvailable existed.
+const MEMINFO_3_10 = `MemTotal:        1016528 kB
+MemFree:          110924 kB
+Buffers:           84652 kB
+Cached:           498480 kB
+Inactive(file):   300100 kB
+`;
+
+describe("parseMeminfo", () => {
+  const cases = [
+    {
+      name: "modern kernel",
+      text: MEMINFO_6_8,
+      want: {
+        totalBytes: 24684084n * KiB,
+        freeBytes: 23975304n * KiB,
+        availableBytes: 24236460n * KiB,
+        inactiveFileBytes: 204756n * KiB,
+      },
+    },
+    {
+      name: "kernel without MemAvailable",
+      text: MEMINFO_3_10,
+      want: {
+        totalBytes: 1016528n * KiB,
+        freeBytes: 110924n * KiB,
+        availableBytes: undefined,
+        inactiveFileBytes: 300100n * KiB,
+      },
+    },
+    { name: "empty", text: "", want: undefined },
+    { name: "not meminfo", text: "0.52 0.58 0.59 3/134 23996\n", want: undefined },
+    { name: "MemFree missing", text: "MemTotal: 1000 kB\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseMeminfo(c.text), c.want));
+
+  test("unit-less lines (HugePages_*) are not scaled", () => {
+    // Indirect check: a file whose MemTotal has no unit is read as bytes.
+    assert.equal(parseMeminfo("MemTotal: 4096\nMemFree: 1024\n")?.totalBytes, 4096n);
+  });
+});
+
+describe("parseLoadavg", () => {
+  const cases = [
+    {
+      name: "idle host",
+      text: "0.52 0.58 0.59 3/134 23996\n",
+      want: { load1: 0.52, load5: 0.58, load15: 0.59, running: 3, total: 134, lastPid: 23996 },
+    },
+    {
+      name: "busy host with many threads",
+      text: "12.04 9.87 7.15 17/48213 4194301\n",
+      want: { load1: 12.04, load5: 9.87, load15: 7.15, running: 17, total: 48213, lastPid: 4194301 },
+    },
+    { name: "missing total", text: "0.52 0.58 0.59 3 23996\n", want: undefined },
+    { name: "empty", text: "", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseLoadavg(c.text), c.want));
+});
+
+describe("parseStatm", () => {
+  const cases = [
+    {
+      name: "cat",
+      text: "765 405 377 5 0 123 0\n",
+      want: { sizePages: 765, residentPages: 405, sharedPages: 377 },
+    },
+    {
+      name: "a 30 MiB shell",
+      text: "10451 8080 233 30 0 8340 0\n",
+      want: { sizePages: 10451, residentPages: 8080, sharedPages: 233 },
+    },
+    {
+      name: "kernel thread (all zero)",
+      text: "0 0 0 0 0 0 0\n",
+      want: { sizePages: 0, residentPages: 0, sharedPages: 0 },
+    },
+    { name: "truncated", text: "765 405\n", want: undefined },
+    { name: "garbage", text: "765 x 377 5 0 123 0\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseStatm(c.text), c.want));
+});
+
+describe("parseProcStat", () => {
+  const tail = "4194304 100 0 0 0 0 0 0 0 20 0 1 0 446301 3133440 361 18446744073709551615 93857931649024 0";
+  const cases = [
+    {
+      name: "a running cat",
+      text: `24520 (cat) R 24514 24514 22916 0 -1 ${tail}\n`,
+      want: {
+        pid: 24520,
+        comm: "cat",
+        state: "R",
+        ppid: 24514,
+        pgrp: 24514,
+        session: 22916,
+        numThreads: 1,
+        startTimeTicks: 446301,
+        rssPages: 361,
+      },
+    },
+    {
+      name: "uninterruptible sleep (D) with threads",
+      text: "812 (dd) D 1 812 812 0 -1 4194560 3000 0 1 0 40 900 0 0 20 0 4 0 99999 51200000 7680 18446744073709551615 1 0\n",
+      want: {
+        pid: 812,
+        comm: "dd",
+        state: "D",
+        ppid: 1,
+        pgrp: 812,
+        session: 812,
+        numThreads: 4,
+        startTimeTicks: 99999,
+        rssPages: 7680,
+      },
+    },
+    {
+      name: "a name with spaces and parentheses",
+      text: `77 (my (odd) name) S 1 77 77 0 -1 ${tail}\n`,
+      want: {
+        pid: 77,
+        comm: "my (odd) name",
+        state: "S",
+        ppid: 1,
+        pgrp: 77,
+        session: 77,
+        numThreads: 1,
+        startTimeTicks: 446301,
+        rssPages: 361,
+      },
+    },
+    {
+      name: "zombie",
+      text: `4000 (sh) Z 3999 3999 3999 0 -1 ${tail}\n`,
+      want: {
+        pid: 4000,
+        comm: "sh",
+        state: "Z",
+        ppid: 3999,
+        pgrp: 3999,
+        session: 3999,
+        numThreads: 1,
+        startTimeTicks: 446301,
+        rssPages: 361,
+      },
+    },
+    { name: "truncated", text: "24520 (cat) R 24514 24514\n", want: undefined },
+    { name: "no name", text: `24520 R 24514 24514 22916 0 -1 ${tail}\n`, want: undefined },
+    { name: "not a state letter", text: `24520 (cat) 7 24514 24514 22916 0 -1 ${tail}\n`, want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseProcStat(c.text), c.want));
+
+  test("this process's own stat parses and names this pid", async () => {
+    if (process.platform !== "linux") return;
+    const { readFile } = await import("node:fs/promises");
+    const stat = parseProcStat(await readFile("/proc/self/stat", "utf8"));
+    assert.equal(stat?.pid, process.pid);
+    assert.equal(stat?.state, "R");
+    assert.ok((stat?.numThreads ?? 0) >= 1);
+  });
+});
+
+describe("parseKernelInteger", () => {
+  const cases = [
+    { name: "pid_max", text: "32768\n", want: 32768 },
+    { name: "pid_max on 64-bit default", text: "4194304\n", want: 4194304 },
+    { name: "threads-max", text: "192730\n", want: 192730 },
+    { name: "negative", text: "-1\n", want: undefined },
+    { name: "empty", text: "", want: undefined },
+    { name: "two values", text: "4096 4096\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.equal(parseKernelInteger(c.text), c.want));
+});
+
+describe("parseKernelPageSize", () => {
+  const smaps = (size: string): string =>
+    `55d1a9a00000-55d1a9a02000 r--p 00000000 08:01 1048601   /usr/bin/cat
+Size:                  8 kB
+KernelPageSize:     ${size} kB
+MMUPageSize:        ${size} kB
+Rss:                   8 kB
+`;
+  const cases = [
+    { name: "x86-64", text: smaps("4"), want: 4096 },
+    { name: "arm64 with 64 KiB pages", text: smaps("64"), want: 65536 },
+    { name: "no such line", text: "Size: 8 kB\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.equal(parseKernelPageSize(c.text), c.want));
+});
