@@ -1,0 +1,91 @@
+/**
+ * The loop's wake-ups: the housekeeping timer, or at once when the kernel reports that memory
+ * crossed an eviction threshold. Memory thresholds are armed on the node and pods cgroups the way
+ * the kubelet arms them (capacity − eviction quantity + inactive_file), re-armed from each sample
+ * the engine asks for; a wake that arrives while the loop is busy is kept for its next wait.
+ */
+import type { StatsSample, Wake, WakePort } from "../app/daemon/ports.js";
+import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
+import type { MemoryStats, Threshold } from "../core/model.js";
+import { quantityValue } from "../core/quantity.js";
+import { memcgThreshold } from "../adapters/linux/notify/memcg-threshold-notifier.js";
+import type { ThresholdWakeSource } from "../adapters/linux/notify/wake-source.js";
+
+/** One armed memory threshold: which engine threshold, and the notifier on the matching cgroup. */
+export interface MemoryThresholdSource {
+  readonly threshold: Threshold;
+  readonly notifier: ThresholdWakeSource;
+}
+
+export interface NotificationWakePortOptions {
+  readonly sources: readonly MemoryThresholdSource[];
+  readonly now: () => number;
+  readonly onError?: (source: string, error: unknown) => void;
+}
+
+export class NotificationWakePort implements WakePort {
+  private readonly o: NotificationWakePortOptions;
+  private pending: Wake | undefined;
+  private waiter: ((w: Wake) => void) | undefined;
+
+  constructor(options: NotificationWakePortOptions) {
+    this.o = options;
+    for (const s of options.sources) {
+      s.notifier.start(
+        (reason) => this.fire({ reason, at: this.o.now(), notification: true }),
+        (error) => this.o.onError?.(s.notifier.name, error),
+      );
+    }
+  }
+
+  private fire(w: Wake): void {
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      waiter(w);
+    } else {
+      this.pending ??= w; // keep the earliest: reaction is measured from it
+    }
+  }
+
+  next(timeoutMs: number, signal?: AbortSignal): Promise<Wake> {
+    const queued = this.pending;
+    if (queued !== undefined) {
+      this.pending = undefined;
+      return Promise.resolve(queued);
+    }
+    return new Promise<Wake>((resolve) => {
+      const done = (w: Wake): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (this.waiter === done) this.waiter = undefined;
+        resolve(w);
+      };
+      const onAbort = (): void => done({ reason: "shutdown", at: this.o.now(), notification: false });
+      const timer = setTimeout(() => done({ reason: "housekeeping", at: this.o.now(), notification: false }), timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiter = done;
+    });
+  }
+
+  rearm(sample: StatsSample): void {
+    for (const s of this.o.sources) {
+      const memory: MemoryStats | undefined =
+        s.threshold.signal === "allocatableMemory.available"
+          ? sample.summary.node.systemContainers.find((c) => c.name === "pods")?.memory
+          : sample.summary.node.memory;
+      // The kubelet refuses to arm from incomplete stats ("summary was incomplete").
+      if (memory?.availableBytes === undefined || memory.workingSetBytes === undefined || memory.usageBytes === undefined) continue;
+      if (s.threshold.value === undefined) continue;
+      const capacity = memory.availableBytes + memory.workingSetBytes;
+      const evictionQuantity = quantityValue(thresholdQuantity(s.threshold.value, capacity));
+      const bytes = memcgThreshold({ capacity, workingSet: memory.workingSetBytes, usage: memory.usageBytes, evictionQuantity });
+      if (bytes <= 0n || bytes === s.notifier.thresholdBytes) continue;
+      s.notifier.rearm(bytes).catch((e: unknown) => this.o.onError?.(s.notifier.name, e));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.o.sources.map((s) => s.notifier.stop()));
+  }
+}
