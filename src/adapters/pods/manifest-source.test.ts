@@ -1,0 +1,182 @@
+/** The manifest directory source on a real temp directory: added, changed and removed by UID, errors exposed, bounded waits. */
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { ManifestSource, isManifestFileName, type ManifestFileError } from "./manifest-source.js";
+import type { RunnablePod } from "./runnable-pod.js";
+
+const temps: string[] = [];
+after(async () => {
+  for (const dir of temps) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "evictd-manifests-"));
+  temps.push(dir);
+  return dir;
+}
+
+const pod = (name: string, command = "sleep", uid?: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n${uid === undefined ? "" : `  uid: ${uid}\n`}spec:\n  containers:\n  - name: c\n    command: [${command}, "30"]\n`;
+
+interface Recorder {
+  readonly events: string[];
+  readonly errors: (readonly ManifestFileError[])[];
+  readonly source: ManifestSource;
+}
+
+function record(dir: string, options: { rescanIntervalMs?: number } = {}): Recorder {
+  const events: string[] = [];
+  const errors: (readonly ManifestFileError[])[] = [];
+  const name = (p: RunnablePod) => p.name;
+  const source = new ManifestSource({
+    dir,
+    debounceMs: 40,
+    rescanIntervalMs: options.rescanIntervalMs ?? 0,
+    listener: {
+      added: (p) => events.push(`added ${name(p)}`),
+      removed: (p) => events.push(`removed ${name(p)}`),
+      changed: (a, b) =>
+        events.push(`changed ${name(a)} ${a.containers[0]?.command?.[0]}→${b.containers[0]?.command?.[0]}`),
+      errors: (e) => errors.push(e),
+    },
+  });
+  return { events, errors, source };
+}
+
+async function waitFor(what: string, check: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("ManifestSource", () => {
+  test("reports added, changed and removed pods as files come, change and go (fs.watch alone, no periodic rescan)", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "a.yaml"), pod("a"));
+    await writeFile(join(dir, "notes.txt"), "not a manifest");
+    await writeFile(join(dir, ".a.yaml.swp"), "editor junk");
+    const r = record(dir);
+    await r.source.start();
+    try {
+      assert.deepEqual(r.events, ["added a"]);
+      assert.deepEqual(
+        r.source.pods().map((p) => p.name),
+        ["a"],
+      );
+
+      await writeFile(join(dir, "b.yml"), `${pod("b1")}---\n${pod("b2")}`);
+      await waitFor("b1 and b2 added", () => r.events.includes("added b1") && r.events.includes("added b2"));
+
+      await writeFile(join(dir, "a.yaml"), pod("a", "sh"));
+      await waitFor("a changed", () => r.events.includes("changed a sleep→sh"));
+
+      await unlink(join(dir, "b.yml"));
+      await waitFor(
+        "b1 and b2 removed",
+        () => r.events.includes("removed b1") && r.events.includes("removed b2"),
+      );
+      assert.deepEqual(
+        r.source.pods().map((p) => p.name),
+        ["a"],
+      );
+      assert.equal(r.events.filter((e) => e.startsWith("added a")).length, 1, "no duplicate events");
+    } finally {
+      r.source.stop();
+    }
+  });
+
+  test("a file that stops decoding is an error, and its pods are kept until it is fixed or deleted", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "a.yaml"), pod("a"));
+    const r = record(dir);
+    await r.source.start();
+    try {
+      await writeFile(join(dir, "a.yaml"), "metadata: { name: [\n");
+      await waitFor("the error reported", () => r.errors.length === 1);
+      assert.equal(r.errors[0]?.[0]?.file, join(dir, "a.yaml"));
+      assert.ok((r.errors[0]?.[0]?.issues.length ?? 0) > 0);
+      assert.deepEqual(
+        r.source.pods().map((p) => p.name),
+        ["a"],
+        "the last good pod stays",
+      );
+      assert.ok(!r.events.includes("removed a"));
+
+      await writeFile(join(dir, "a.yaml"), pod("a"));
+      await waitFor("the error cleared", () => r.errors.length === 2);
+      assert.deepEqual(r.errors[1], []);
+      assert.deepEqual(r.events, ["added a"], "the same manifest again is no change");
+
+      await unlink(join(dir, "a.yaml"));
+      await waitFor("a removed", () => r.events.includes("removed a"));
+    } finally {
+      r.source.stop();
+    }
+  });
+
+  test("two files defining one UID: the first (by name) wins, the second is an error", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "1.yaml"), pod("first", "sleep", "same-uid"));
+    await writeFile(
+      join(dir, "2.json"),
+      JSON.stringify({
+        metadata: { name: "second", uid: "same-uid" },
+        spec: { containers: [{ name: "c", command: ["true"] }] },
+      }),
+    );
+    const r = record(dir);
+    await r.source.start();
+    r.source.stop();
+    assert.deepEqual(r.events, ["added first"]);
+    assert.deepEqual(
+      r.source.errors().map((e) => [e.file, e.issues[0]?.code]),
+      [[join(dir, "2.json"), "duplicate-pod"]],
+    );
+  });
+
+  test("a missing directory is an error; the periodic rescan picks the pods up once it exists", async () => {
+    const dir = join(await tempDir(), "later");
+    const r = record(dir, { rescanIntervalMs: 100 });
+    await r.source.start();
+    try {
+      assert.deepEqual(r.events, []);
+      assert.equal(r.source.errors()[0]?.file, dir);
+      await mkdir(dir);
+      await writeFile(join(dir, "p.yaml"), pod("p"));
+      await waitFor("p added", () => r.events.includes("added p"));
+      assert.deepEqual(r.source.errors(), []);
+      // The watcher is armed again: a new file shows up without waiting for many rescans.
+      await writeFile(join(dir, "q.yaml"), pod("q"));
+      await waitFor("q added", () => r.events.includes("added q"), 1000);
+    } finally {
+      r.source.stop();
+    }
+  });
+
+  test("after stop nothing is reported", async () => {
+    const dir = await tempDir();
+    const r = record(dir, { rescanIntervalMs: 50 });
+    await r.source.start();
+    r.source.stop();
+    await writeFile(join(dir, "late.yaml"), pod("late"));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(r.events, []);
+  });
+
+  test("manifest file names", () => {
+    const table: [string, boolean][] = [
+      ["pod.yaml", true],
+      ["pod.YML", true],
+      ["pod.json", true],
+      ["pod.yaml.bak", false],
+      [".pod.yaml", false],
+      ["pod.txt", false],
+    ];
+    for (const [name, want] of table) assert.equal(isManifestFileName(name), want, name);
+  });
+});
