@@ -6,7 +6,7 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { ClockPort, KillResult, LoggerPort } from "../../app/daemon/ports.js";
+import type { ClockPort, KillResult, LoggerPort, PodsPort } from "../../app/daemon/ports.js";
 import type { PodStatusView } from "../../app/daemon/snapshot.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import { podQos } from "../../core/pod/qos.js";
@@ -68,7 +68,7 @@ export interface ContainerProcesses {
 const EXIT_REPORT_WAIT_MS = 1000;
 
 /** Runs pods as processes; see the module comment. */
-export class ProcessPodRuntime {
+export class ProcessPodRuntime implements PodsPort {
   /** What this runtime can and cannot do here, one sentence each (for /status). */
   readonly capabilities: readonly string[];
   readonly #cgroups: CgroupDriver | undefined;

@@ -73,11 +73,11 @@ class FakeNode implements StatsPort, PodsPort {
     this.dying.set(pod.uid, left - 1);
     return Promise.resolve(false);
   }
-  containerGC(): Promise<void> {
-    return Promise.resolve();
+  containerGC(): Promise<{ freedBytes: number }> {
+    return Promise.resolve({ freedBytes: 0 });
   }
-  imageGC(): Promise<void> {
-    return Promise.resolve();
+  imageGC(): Promise<{ freedBytes: number }> {
+    return Promise.resolve({ freedBytes: 0 });
   }
 }
 

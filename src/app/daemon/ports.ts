@@ -31,6 +31,12 @@ export interface KillResult {
   readonly done: Promise<{ readonly ok: boolean; readonly stuck: readonly { readonly pid: number; readonly state: string }[] }>;
 }
 
+/** What a node-level reclaim function freed, for logs. */
+export interface ReclaimReport {
+  readonly freedBytes: number;
+  readonly note?: string;
+}
+
 export interface PodsPort {
   /** Admitted pods that are not terminated and not being evicted, in a stable order. */
   activePods(): readonly Pod[];
@@ -39,9 +45,9 @@ export interface PodsPort {
   /** Whether no process of the pod is left (its cgroups are empty). */
   isCleanedUp(pod: Pod): Promise<boolean>;
   /** Node-level reclaim: dead containers of terminated pods. */
-  containerGC(): Promise<void>;
+  containerGC(): Promise<ReclaimReport>;
   /** Node-level reclaim: unused images. */
-  imageGC(): Promise<void>;
+  imageGC(): Promise<ReclaimReport>;
 }
 
 export interface ClockPort {
