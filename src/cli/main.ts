@@ -23,6 +23,17 @@ function program(): Command {
     });
 
   cmd
+    .command("run")
+    .description("Run the node daemon: pods as processes in cgroups, real pressure, real evictions")
+    .requiredOption("--node <file>", "node file (YAML): capacity, reservations, directories, eviction settings")
+    .option("--dry-run", "decide and explain, never kill", false)
+    .option("--cleanup-on-exit", "on exit, kill every pod and remove the node's cgroups", false)
+    .action(async (opts: { node: string; dryRun: boolean; cleanupOnExit: boolean }) => {
+      const { runCommand } = await import("./commands/run.js");
+      process.exitCode = await runCommand(opts);
+    });
+
+  cmd
     .command("check-config")
     .description("Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use")
     .argument("[config]", "KubeletConfiguration file (YAML or JSON); omit for kubelet defaults")
