@@ -34,6 +34,15 @@ function program(): Command {
     });
 
   cmd
+    .command("demo")
+    .description("A small node with a few pods, live: memory and local-storage evictions, then a summary")
+    .option("--seconds <n>", "how long the demo runs", (v) => Number(v), 45)
+    .action(async (opts: { seconds: number }) => {
+      const { demoCommand } = await import("./commands/demo.js");
+      process.exitCode = await demoCommand(opts);
+    });
+
+  cmd
     .command("check-config")
     .description("Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use")
     .argument("[config]", "KubeletConfiguration file (YAML or JSON); omit for kubelet defaults")

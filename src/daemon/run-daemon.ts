@@ -28,7 +28,7 @@ import { parseNodeSpec, type NodeSpec } from "../core/node/node-spec.js";
 import { explainRanking } from "../core/rank/explain-ranking.js";
 import { podStatsLookup } from "../core/rank/pod-stats-lookup.js";
 import { decodeSummary } from "../core/summary/decode-summary.js";
-import { SIGNALS } from "../core/signals.js";
+import { isSignal, SIGNALS } from "../core/signals.js";
 import { InputError } from "../errors.js";
 import { DaemonMetrics } from "./metrics.js";
 import { startHttpServer } from "./http-server.js";
@@ -245,10 +245,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
           ...(reactionMs !== undefined ? { reactionMs } : {}),
           killFailed: e.kill === undefined,
         });
-        const resource = SIGNALS[e.eviction.signal as keyof typeof SIGNALS]?.resource ?? e.eviction.signal;
+        const why = isSignal(e.eviction.signal) ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}` : `local storage, ${e.eviction.signal}`;
         log.info(
           { pod: e.eviction.pod.key, signal: e.eviction.signal, grace: e.effectiveGracePeriodSeconds, reactionMs, wake: step.wake.reason },
-          `evicted ${e.eviction.pod.key} (${resource}, ${e.eviction.signal}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
+          `evicted ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
         );
       }
       metrics.setPods(runtime.statusViews());
