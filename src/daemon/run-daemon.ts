@@ -109,10 +109,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   if (created.ok) {
     driver = created.driver;
     capabilities.push(...created.limitations);
-    // A node left behind by a previous run: its pods are restarted from their persisted status.
-    await driver.destroyNode({ name: nodeName });
+    // A node left behind by a previous run is adopted: its pods' processes keep running.
     nodeCgroups = await driver.createNode({
       name: nodeName,
+      adopt: true,
       memoryLimitBytes: spec.capacity.memoryBytes,
       ...(spec.capacity.pids !== undefined ? { pidsMax: Number(spec.capacity.pids) } : {}),
       pods: {
@@ -310,8 +310,15 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     manifests.stop();
     await wake.stop();
     await server.close();
-    if (options.cleanupOnExit === true && driver !== undefined) {
-      await driver.destroyNode();
+    if (options.cleanupOnExit === true) {
+      if (driver !== undefined) await driver.destroyNode();
+      else {
+        // Without cgroups there is no subtree to kill at once: stop every pod's process group.
+        const stopped = { phase: "Failed" as const, reason: "NodeShutdown", message: "The node is shutting down", conditions: [] };
+        const kills = await Promise.all(runtime.activePods().map((p) => runtime.kill(p, 1, stopped)));
+        await Promise.all(kills.map((k) => k.done));
+      }
+      await runtime.releaseAll();
     }
     await runtime.close();
     log.info({}, "evictd stopped");

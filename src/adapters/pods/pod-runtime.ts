@@ -262,10 +262,44 @@ export class ProcessPodRuntime implements PodsPort {
     return { terminatedAt, done: kill.done };
   }
 
-  /** No process of the pod is left in its cgroups (or process groups). Unknown pods are cleaned up. */
+  /**
+   * Whether the pod is gone as the kubelet means it: no process left in its cgroups (or process
+   * groups), no task still charged to its pids cgroup (orphaned zombies hold PIDs until reaped), and,
+   * for a killed pod, its resources released (cgroups removed, emptyDirs deleted, tmpfs unmounted),
+   * so that the next look at the node sees what the eviction freed. Unknown pods are cleaned up.
+   */
   async isCleanedUp(pod: RunnablePod): Promise<boolean> {
     const record = this.#pods.get(pod.uid);
-    return record === undefined || (await this.#processes.ofPod(record)).length === 0;
+    if (record === undefined) return true;
+    if ((await this.#processes.ofPod(record)).length > 0) return false;
+    const driver = this.#cgroups;
+    if (record.cgroup !== undefined && driver?.hasPids === true) {
+      try {
+        if ((await driver.pids(record.cgroup)).current > 0) return false;
+      } catch {
+        // The cgroup is already gone: nothing is charged to it.
+      }
+    }
+    // A kill in progress finishes (status written) before its resources go.
+    if (record.kill !== undefined) await record.kill.done;
+    if (record.statusFixed && !record.removed) await this.remove(pod);
+    return true;
+  }
+
+  /**
+   * Node teardown (`--cleanup-on-exit`): once the node's processes are killed, unmount and delete
+   * every pod's volumes and stop supervising, so no tmpfs or directory outlives the daemon.
+   */
+  async releaseAll(): Promise<void> {
+    for (const record of this.#pods.values()) {
+      record.abort.abort();
+      try {
+        await tearDownVolumes(record.pod, record.paths, this.#mounter);
+        record.volumes = [];
+      } catch (error) {
+        this.#logger.warn({ pod: record.pod.key, err: String(error) }, "cannot release pod volumes");
+      }
+    }
   }
 
   /**

@@ -24,6 +24,11 @@ export interface NodeSpec extends CgroupLimits {
    * capacity − kube-reserved − system-reserved (hard eviction thresholds are not subtracted).
    */
   readonly pods?: CgroupLimits;
+  /**
+   * Re-attach to the node subtree an earlier daemon left, when it exists, instead of failing:
+   * its pods' processes keep running and are adopted (the limits written then stay in force).
+   */
+  readonly adopt?: boolean;
 }
 
 /** Where a cgroup sits in the kubelet's layout. */

@@ -99,6 +99,16 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     const layout = nodeLayout(spec.name);
     this.checkLimits(spec.name, spec);
     this.checkLimits(`${spec.name}/pods`, spec.pods ?? {});
+    if (spec.adopt === true) {
+      const dirs = this.dirsOf([spec.name]);
+      const present = await Promise.all(dirs.map((d) => this.files.exists(d)));
+      if (present.every(Boolean)) {
+        this.#current = layout;
+        return layout;
+      }
+      // Partly present (an interrupted teardown): start clean.
+      if (present.some(Boolean)) await this.destroyNode({ name: spec.name });
+    }
     for (const dir of this.dirsOf([spec.name])) {
       if (await this.files.exists(dir)) {
         throw new AdapterError(
