@@ -4,8 +4,11 @@
  * leave the summary; their controllers recreate them a little later), disk usage drifting. Used by
  * the replay benchmark; run directly it writes a trace file:
  *
- *   node dist/bench/generate-trace.js --steps 3000 [--pods 110] [--richness full|typical|eviction]
- *        [--seed 1] [--from 0] [--out trace.json]
+ *   node dist/bench/generate-trace.js --steps 3000 [--pods 110] [--richness full|typical|eviction|recorded]
+ *        [--seed 1] [--from 0] [--jsonl] [--out trace.json]
+ *
+ * `--jsonl` writes the JSONL form (a header line, then one step per line), which `evictd replay`
+ * streams; name the file `.jsonl`.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -38,7 +41,14 @@ export interface TraceOptions {
    * (default 0). The first pressure episode comes after about 600 steps (1h40m).
    */
   readonly fromStep?: number;
+  /**
+   * `json` (default): one document, `{..., "steps": [...]}`; `jsonl`: the JSONL form, a header line
+   * then one line per step (docs/replay-format.md, "JSONL scenarios").
+   */
+  readonly format?: TraceFormat;
 }
+
+export type TraceFormat = "json" | "jsonl";
 
 /** An eviction the generator expects the engine to make (it removed the pod from later scrapes). */
 export interface PredictedEviction {
@@ -245,8 +255,8 @@ class EvictionModel {
 }
 
 /**
- * Writes the trace as JSON text through `write` (chunk by chunk: a long trace of a busy node does not
- * fit in one string) and returns what it wrote.
+ * Writes the trace as JSON (or JSONL) text through `write` (chunk by chunk: a long trace of a busy
+ * node does not fit in one string) and returns what it wrote.
  */
 export function writeTrace(options: TraceOptions, write: (chunk: string) => void): TraceInfo {
   const rng = new Prng(options.seed ?? 1);
@@ -255,6 +265,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
   const richness = options.richness ?? "full";
   const start = Date.parse(options.start ?? "2025-03-03T08:00:00Z");
   const from = options.fromStep ?? 0;
+  const jsonl = options.format === "jsonl";
   const end = from + options.steps;
   if (!(options.steps >= 1) || !(from >= 0))
     throw new RangeError("a trace needs at least one step, from a step ≥ 0");
@@ -330,7 +341,8 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       emit(
         `{"start":${JSON.stringify(time(now))},"config":${JSON.stringify(CONFIG)},` +
           `"node":${JSON.stringify({ metadata: { name: NODE_NAME }, status: { capacity: { cpu: "16", memory: `${capacityMemory / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +
-          `"pods":${JSON.stringify(active.map((p) => podObject(p.model, NODE_NAME, time)))},"steps":[`,
+          `"pods":${JSON.stringify(active.map((p) => podObject(p.model, NODE_NAME, time)))}` +
+          (jsonl ? "}\n" : `,"steps":[`),
       );
     }
     for (const p of active) advance(p, rng, step - (started.get(p) ?? 0));
@@ -409,9 +421,10 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     const summary = renderSummary({ richness, rng: noise, now, step, time }, node, active);
     const record: Record<string, unknown> = { at: goDuration((step - from) * STEP_MS), summary };
     if (added.length > 0) record["addPods"] = added.map((m) => podObject(m, NODE_NAME, time));
-    emit((step === from ? "" : ",") + JSON.stringify(record));
+    if (jsonl) emit(JSON.stringify(record) + "\n");
+    else emit((step === from ? "" : ",") + JSON.stringify(record));
   }
-  emit("]}\n");
+  if (!jsonl) emit("]}\n");
   return {
     bytes,
     steps: options.steps,
@@ -523,6 +536,7 @@ function parseArgs(argv: readonly string[]): { options: TraceOptions; out: strin
       seed: Number(value("--seed") ?? 1),
       richness: richness as Richness,
       fromStep: Number(value("--from") ?? 0),
+      format: argv.includes("--jsonl") ? "jsonl" : "json",
     },
     out: value("--out"),
   };

@@ -12,7 +12,8 @@ import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import type { ReplayPlan, StepOutcome } from "./run-replay.js";
-import type { Scenario } from "./scenario.js";
+import { PodRoster } from "./pod-roster.js";
+import type { Scenario, ScenarioHeader } from "./scenario.js";
 
 export function formatThresholdValue(v: ThresholdValue | undefined): string {
   if (v === undefined) return "0";
@@ -24,11 +25,31 @@ function msToDuration(ms: number): string {
 }
 
 function thresholdRef(t: Threshold): { signal: string; value: string; gracePeriod: string } {
-  return { signal: t.signal, value: formatThresholdValue(t.value), gracePeriod: msToDuration(t.gracePeriodMs) };
+  return {
+    signal: t.signal,
+    value: formatThresholdValue(t.value),
+    gracePeriod: msToDuration(t.gracePeriodMs),
+  };
 }
+
+/**
+ * Recently formatted times: a step's observations mostly share a handful of time stamps, and the
+ * same ones recur from step to step until the next sample. Bounded, so a long replay cannot grow it.
+ */
+const recentTimes = new Map<number, string>();
 
 /** RFC 3339 with the precision the time carries (milliseconds, or microseconds when present). */
 export function formatTime(ms: number): string {
+  let text = recentTimes.get(ms);
+  if (text === undefined) {
+    if (recentTimes.size >= 1024) recentTimes.clear();
+    text = formatTimeOnce(ms);
+    recentTimes.set(ms, text);
+  }
+  return text;
+}
+
+function formatTimeOnce(ms: number): string {
   const whole = Math.floor(ms);
   const iso = new Date(whole).toISOString(); // 2025-01-01T00:00:00.000Z
   const micros = Math.round((ms - whole) * 1000);
@@ -37,7 +58,19 @@ export function formatTime(ms: number): string {
   return `${iso.slice(0, 19)}${trimmed === "" ? "" : `.${trimmed}`}Z`;
 }
 
+/** The config record of a whole scenario: its header, and every pod initial or added. */
 export function configRecord(scenario: Scenario, plan: ReplayPlan): Record<string, unknown> {
+  const roster = new PodRoster(scenario.pods);
+  for (const s of scenario.steps) roster.add(s.addPods);
+  return configRecordOf(scenario, plan, roster.pods);
+}
+
+/** The config record from a scenario's header and its pods (initial and added, once each). */
+export function configRecordOf(
+  scenario: ScenarioHeader,
+  plan: ReplayPlan,
+  pods: readonly Pod[],
+): Record<string, unknown> {
   const thresholds = plan.thresholds
     .filter((t) => t.operator !== "") // inert containerfs mirrors of missing thresholds
     .map((t) => ({
@@ -49,9 +82,6 @@ export function configRecord(scenario: Scenario, plan: ReplayPlan): Record<strin
       hard: t.gracePeriodMs === 0,
       ...(t.derivedFrom !== undefined ? { derivedFrom: t.derivedFrom } : {}),
     }));
-  const pods = new Map<string, Pod>();
-  for (const p of scenario.pods) pods.set(p.uid, p);
-  for (const s of scenario.steps) for (const p of s.addPods) if (!pods.has(p.uid)) pods.set(p.uid, p);
   const cap = scenario.nodeMemoryCapacity;
   return {
     type: "config",
@@ -60,7 +90,7 @@ export function configRecord(scenario: Scenario, plan: ReplayPlan): Record<strin
     evictionPressureTransitionPeriod: msToDuration(scenario.config.pressureTransitionPeriodMs),
     filesystems: plan.layout,
     localStorageCapacityIsolation: scenario.config.localStorageCapacityIsolation,
-    pods: [...pods.values()].map((p) => ({
+    pods: pods.map((p) => ({
       pod: p.key,
       qosClass: podQos(p),
       critical: isCriticalPod(p),
@@ -82,7 +112,10 @@ function observationsRecord(observations: Observations): Record<string, unknown>
   return out;
 }
 
-function evictionRecord(e: Eviction, kill: StepOutcome["kills"][number] | undefined): Record<string, unknown> {
+function evictionRecord(
+  e: Eviction,
+  kill: StepOutcome["kills"][number] | undefined,
+): Record<string, unknown> {
   return {
     pod: e.pod.key,
     uid: e.pod.uid,
@@ -110,7 +143,11 @@ export function stepRecord(o: StepOutcome): Record<string, unknown> {
     reclaim:
       r.reclaim === undefined
         ? null
-        : { ran: r.reclaim.ran, sufficient: r.reclaim.sufficient, ...(r.reclaim.errors ? { errors: r.reclaim.errors } : {}) },
+        : {
+            ran: r.reclaim.ran,
+            sufficient: r.reclaim.sufficient,
+            ...(r.reclaim.errors ? { errors: r.reclaim.errors } : {}),
+          },
     evictions: r.evictions.map((e, i) => evictionRecord(e, o.kills[i])),
     refused: r.refused.map((f) => ({ pod: f.pod.key, reason: f.reason, kind: f.kind })),
     ...(r.ranking !== undefined ? { ranking: r.ranking.map((p) => p.key) } : {}),

@@ -1,16 +1,22 @@
 /**
  * The simulator: runs the engine over a scenario, one synchronize per step, playing the parts of
  * the kubelet around the eviction manager (active pods, node-level reclaim, the pod worker's
- * grace-period bookkeeping, admission). Pure: no I/O; records are handed to `emit` as they come.
+ * grace-period bookkeeping, admission). Pure: no I/O; steps go in one at a time and outcomes are
+ * handed to `emit` as they come.
  */
 import { admitPod, type AdmitResult } from "../../core/admission.js";
-import { effectiveGracePeriod, INITIAL_STATE, synchronize, withContainerFsThresholds } from "../../core/engine/index.js";
+import {
+  effectiveGracePeriod,
+  INITIAL_STATE,
+  synchronize,
+  withContainerFsThresholds,
+} from "../../core/engine/index.js";
 import type { EngineState, SyncReport } from "../../core/engine/types.js";
 import { IssueList } from "../../core/issues.js";
 import type { FilesystemLayout, NodeSummary, Pod, Threshold } from "../../core/model.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
-import type { RawSummary, Scenario, ScenarioStep } from "./scenario.js";
+import type { RawSummary, Scenario, ScenarioHeader, ScenarioStep } from "./scenario.js";
 
 export interface StepOutcome {
   readonly step: ScenarioStep;
@@ -32,68 +38,150 @@ export interface ReplayPlan {
 function decode(s: RawSummary, time: number): NodeSummary {
   // The scenario loader validated every summary up front; decoding cannot fail here.
   const summary = decodeSummary(s.raw, s.path, time, new IssueList(), { validated: true });
-  if (summary === undefined) throw new Error(`internal: summary at ${s.path} failed to decode after validation`);
+  if (summary === undefined)
+    throw new Error(`internal: summary at ${s.path} failed to decode after validation`);
   return summary;
 }
 
-/** The layout and effective thresholds, known before the first step (for the config record). */
+/**
+ * The layout and effective thresholds, known before the first step is replayed (the engine needs the
+ * layout at every synchronize): `filesystems`, else detected from `firstSummary`, the summary of the
+ * first step that has one, decoded at the scenario's start.
+ */
+export function planFor(header: ScenarioHeader, firstSummary: RawSummary | undefined): ReplayPlan {
+  const layout =
+    header.filesystems ??
+    (firstSummary === undefined ? "single" : detectFilesystemLayout(decode(firstSummary, header.start)));
+  return { layout, thresholds: withContainerFsThresholds(header.config.thresholds, layout) };
+}
+
+/** The plan of a whole scenario (for the config record, written before the first step). */
 export function planReplay(scenario: Scenario): ReplayPlan {
-  const first = scenario.steps.find((s) => s.summary !== undefined)?.summary;
-  const layout = scenario.filesystems ?? (first === undefined ? "single" : detectFilesystemLayout(decode(first, scenario.start)));
-  return { layout, thresholds: withContainerFsThresholds(scenario.config.thresholds, layout) };
+  return planFor(scenario, scenario.steps.find((s) => s.summary !== undefined)?.summary);
 }
 
 const isTerminal = (p: Pod): boolean => p.phase === "Succeeded" || p.phase === "Failed";
 const matches = (p: Pod, ref: string): boolean => p.key === ref || p.uid === ref;
 
-export function runReplay(scenario: Scenario, plan: ReplayPlan, emit: (o: StepOutcome) => void): void {
-  let state: EngineState = INITIAL_STATE;
-  let active: Pod[] = scenario.pods.filter((p) => !isTerminal(p));
-  let summary: NodeSummary | undefined;
+/**
+ * Replays steps one at a time, as they are read: what the simulator carries between steps (engine
+ * state, active pods, the current summary, the pod worker's grace in force) lives here, so a trace
+ * need not be held in memory. Without a plan or a `filesystems` header, steps are held back until the
+ * first one with a summary fixes the layout (usually the very first step), then replayed in order.
+ */
+export class Replayer {
+  private readonly header: ScenarioHeader;
+  private readonly emit: (o: StepOutcome, plan: ReplayPlan) => void;
+  private currentPlan: ReplayPlan | undefined;
+  private held: ScenarioStep[] = [];
+  private state: EngineState = INITIAL_STATE;
+  private active: Pod[];
+  private summary: NodeSummary | undefined;
   /** The pod worker's grace in force for pods already terminating (evictedPods: keep). */
-  const graceInForce = new Map<string, number>();
+  private readonly graceInForce = new Map<string, number>();
 
-  for (const step of scenario.steps) {
-    const time = scenario.start + step.atMs;
-    active = active.filter((p) => !step.removePods.some((r) => matches(p, r)));
+  constructor(header: ScenarioHeader, emit: (o: StepOutcome, plan: ReplayPlan) => void, plan?: ReplayPlan) {
+    this.header = header;
+    this.emit = emit;
+    // A layout given in the header needs no summary.
+    this.currentPlan = plan ?? (header.filesystems !== undefined ? planFor(header, undefined) : undefined);
+    this.active = header.pods.filter((p) => !isTerminal(p));
+  }
+
+  /** The plan, once known (from the start, or from the first summary). */
+  get plan(): ReplayPlan | undefined {
+    return this.currentPlan;
+  }
+
+  /** Replays `step` (steps must come in order), or holds it until the layout is known. */
+  step(step: ScenarioStep): void {
+    if (this.currentPlan === undefined) {
+      if (step.summary === undefined) {
+        this.held.push(step);
+        return;
+      }
+      this.currentPlan = planFor(this.header, step.summary);
+      this.release(this.currentPlan);
+    }
+    this.play(step, this.currentPlan);
+  }
+
+  /** Replays whatever is still held (a scenario without any summary) and returns the plan. */
+  end(): ReplayPlan {
+    const plan = this.currentPlan ?? planFor(this.header, undefined);
+    this.currentPlan = plan;
+    this.release(plan);
+    return plan;
+  }
+
+  private release(plan: ReplayPlan): void {
+    const held = this.held;
+    this.held = [];
+    for (const s of held) this.play(s, plan);
+  }
+
+  private play(step: ScenarioStep, plan: ReplayPlan): void {
+    const { header } = this;
+    const time = header.start + step.atMs;
+    let active = this.active.filter((p) => !step.removePods.some((r) => matches(p, r)));
     for (const p of step.addPods) {
       if (!isTerminal(p) && !active.some((a) => a.uid === p.uid)) active.push(p);
     }
-    if (step.summary !== undefined) summary = decode(step.summary, time);
+    if (step.summary !== undefined) this.summary = decode(step.summary, time);
 
-    const result = synchronize(scenario.config, state, { now: time, summary, activePods: active, layout: plan.layout });
+    const result = synchronize(header.config, this.state, {
+      now: time,
+      summary: this.summary,
+      activePods: active,
+      layout: plan.layout,
+    });
     let report: SyncReport;
     if (result.kind === "reclaim") {
       // Node-level reclaim changes what is observed afterwards; the fresh summary after reclaim is
       // `afterReclaim`, or the unchanged current one.
-      const after = step.afterReclaim !== undefined ? decode(step.afterReclaim, time) : summary;
-      if (step.afterReclaim !== undefined) summary = after;
+      const after = step.afterReclaim !== undefined ? decode(step.afterReclaim, time) : this.summary;
+      if (step.afterReclaim !== undefined) this.summary = after;
       const ran = result.resume({ summary: after, errors: pickErrors(step, result.functions) });
-      state = ran.state;
+      this.state = ran.state;
       report = ran.report;
     } else {
-      state = result.state;
+      this.state = result.state;
       report = result.report;
     }
 
     const kills = report.evictions.map((e) => {
       const killFailed = step.killFailures.some((r) => matches(e.pod, r));
-      const effective = effectiveGracePeriod(e.gracePeriodSeconds, e.pod, graceInForce.get(e.pod.uid) ?? 0);
-      if (!killFailed) graceInForce.set(e.pod.uid, effective);
+      const effective = effectiveGracePeriod(
+        e.gracePeriodSeconds,
+        e.pod,
+        this.graceInForce.get(e.pod.uid) ?? 0,
+      );
+      if (!killFailed) this.graceInForce.set(e.pod.uid, effective);
       return { effectiveGracePeriodSeconds: effective, killFailed };
     });
-    if (scenario.evictedPods === "remove") {
+    if (header.evictedPods === "remove") {
       // A pod whose kill failed is still running, so it stays active (and may be chosen again).
-      const gone = new Set(report.evictions.filter((_, i) => kills[i]?.killFailed !== true).map((e) => e.pod.uid));
-      active = active.filter((p) => !gone.has(p.uid));
+      const gone = new Set(
+        report.evictions.filter((_, i) => kills[i]?.killFailed !== true).map((e) => e.pod.uid),
+      );
+      if (gone.size > 0) active = active.filter((p) => !gone.has(p.uid));
     }
-    const admission = step.admit.map((pod) => ({ pod, result: admitPod(pod, state.nodeConditions) }));
-    emit({ step, time, report, kills, admission, activeAfter: active });
+    this.active = active;
+    const admission = step.admit.map((pod) => ({ pod, result: admitPod(pod, this.state.nodeConditions) }));
+    this.emit({ step, time, report, kills, admission, activeAfter: active }, plan);
   }
+}
+
+/** Replays a whole scenario, handing each step's outcome to `emit` as it comes. */
+export function runReplay(scenario: Scenario, plan: ReplayPlan, emit: (o: StepOutcome) => void): void {
+  const replayer = new Replayer(scenario, emit, plan);
+  for (const step of scenario.steps) replayer.step(step);
+  replayer.end();
 }
 
 function pickErrors(step: ScenarioStep, functions: readonly string[]): ScenarioStep["reclaimErrors"] {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(step.reclaimErrors)) if (functions.includes(k) && v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(step.reclaimErrors))
+    if (functions.includes(k) && v !== undefined) out[k] = v;
   return out;
 }

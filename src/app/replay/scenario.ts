@@ -27,7 +27,11 @@ export interface ScenarioStep {
   readonly admit: readonly Pod[];
 }
 
-export interface Scenario {
+/**
+ * Everything a scenario says besides its steps: known before the first step is read, so a long
+ * trace can be replayed while it streams in (docs/replay-format.md, "JSONL scenarios").
+ */
+export interface ScenarioHeader {
   readonly start: EpochMs;
   readonly config: EvictionConfig;
   /** When absent, derived from the first summary. */
@@ -36,6 +40,9 @@ export interface Scenario {
   /** `node.status.capacity.memory` in bytes, for oom_score_adj. */
   readonly nodeMemoryCapacity?: bigint;
   readonly pods: readonly Pod[];
+}
+
+export interface Scenario extends ScenarioHeader {
   readonly steps: readonly ScenarioStep[];
   readonly warnings: readonly Issue[];
 }

@@ -1,40 +1,69 @@
 /**
- * `evictd replay SCENARIO`: loads and validates the whole scenario first (so invalid input prints
- * nothing on stdout), then streams one record per step as JSON lines or as a table for people.
+ * `evictd replay SCENARIO`: replays a scenario step by step as it is read (a document from memory,
+ * a JSONL trace as it streams), keeping the output until the end, so that invalid input, wherever
+ * it is found, prints nothing on stdout; then prints one record per step as JSON lines, or a table
+ * for people.
  */
-import { buffer as readStream } from "node:stream/consumers";
-import { configRecord, stepRecord } from "../../app/replay/records.js";
-import { planReplay, runReplay } from "../../app/replay/run-replay.js";
-import { loadScenarioBytes, loadScenarioFile } from "../../adapters/scenario/load-scenario.js";
+import { configRecordOf, stepRecord } from "../../app/replay/records.js";
+import { PodRoster } from "../../app/replay/pod-roster.js";
+import { Replayer, type ReplayPlan, type StepOutcome } from "../../app/replay/run-replay.js";
+import { openScenarioFile, openScenarioInput } from "../../adapters/scenario/open-scenario.js";
 import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
-import { TableWriter } from "../output/replay-table.js";
-import { BufferedWriter } from "../output/buffered-writer.js";
+import { TableWriter, tableHeader } from "../output/replay-table.js";
+import { HeldOutput } from "../output/held-output.js";
 
 export async function replayCommand(source: string, opts: { output?: string }): Promise<number> {
   const output = opts.output ?? (process.stdout.isTTY ? "table" : "jsonl");
   if (output !== "jsonl" && output !== "table") {
-    throw new InputError([{ severity: "error", path: "--output", code: "enum", message: `expected jsonl or table, got ${JSON.stringify(output)}` }]);
+    throw new InputError([
+      {
+        severity: "error",
+        path: "--output",
+        code: "enum",
+        message: `expected jsonl or table, got ${JSON.stringify(output)}`,
+      },
+    ]);
   }
-  const loaded =
+  const opened =
     source === "-"
-      ? await loadScenarioBytes(await readStream(process.stdin), "<stdin>", process.cwd())
-      : await loadScenarioFile(source);
-  if (!loaded.ok) throw new InputError(loaded.issues);
-  const { scenario } = loaded;
-  for (const w of scenario.warnings) process.stderr.write(formatIssue(w) + "\n");
+      ? await openScenarioInput(process.stdin, "<stdin>", process.cwd())
+      : await openScenarioFile(source);
+  if (!opened.ok) throw new InputError(opened.issues);
+  const { header, steps } = opened.stream;
 
-  const plan = planReplay(scenario);
-  const out = new BufferedWriter(process.stdout);
-  if (output === "jsonl") {
-    out.write(stringify(configRecord(scenario, plan)) + "\n");
-    runReplay(scenario, plan, (o) => out.write(stringify(stepRecord(o)) + "\n"));
-  } else {
-    const table = new TableWriter(out, scenario, plan);
-    runReplay(scenario, plan, (o) => table.step(o));
-    table.end();
+  // The body of the output (every step), held until every step has been read and checked.
+  const sink = new HeldOutput();
+  const table = output === "table" ? new TableWriter(sink) : undefined;
+  const emit = (o: StepOutcome, plan: ReplayPlan): void => {
+    if (table !== undefined) table.step(o, plan);
+    else {
+      sink.write(stringify(stepRecord(o)));
+      sink.write("\n");
+    }
+  };
+  const replayer = header === undefined ? undefined : new Replayer(header, emit);
+  const roster = new PodRoster(header?.pods);
+  let count = 0;
+  for await (const step of steps) {
+    roster.add(step.addPods);
+    count++;
+    replayer?.step(step);
   }
-  await out.flush();
+
+  const issues = opened.stream.issues();
+  if (issues.some((i) => i.severity === "error")) throw new InputError(issues);
+  if (header === undefined || replayer === undefined)
+    throw new Error("internal: a scenario without a header passed its checks");
+  for (const w of issues) process.stderr.write(formatIssue(w) + "\n");
+  const plan = replayer.end();
+  table?.end();
+
+  const head =
+    table !== undefined
+      ? tableHeader(header, plan, count, roster.size)
+      : stringify(configRecordOf(header, plan, roster.pods)) + "\n";
+  await sink.writeTo(process.stdout, head);
   return EXIT.ok;
 }
 

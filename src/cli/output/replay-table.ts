@@ -5,14 +5,13 @@
  */
 import type { ReplayPlan, StepOutcome } from "../../app/replay/run-replay.js";
 import { formatThresholdValue, formatTime } from "../../app/replay/records.js";
-import type { Scenario } from "../../app/replay/scenario.js";
+import type { ScenarioHeader } from "../../app/replay/scenario.js";
 import { formatGoDuration } from "../../core/duration.js";
 import type { Signal, Threshold } from "../../core/model.js";
 import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
-import type { BufferedWriter } from "./buffered-writer.js";
 
 const dur = (ms: number): string => formatGoDuration(BigInt(Math.round(ms * 1e6)));
 
@@ -26,38 +25,51 @@ function thresholdLabel(t: Threshold): string {
   return `<${formatThresholdValue(t.value)} ${kind}${from}`;
 }
 
+/** Where the table goes: a writer, or a buffer held until the end of the replay. */
+export interface TextSink {
+  write(s: string): void;
+}
+
+/** The lines that open the table: the run's size, layout and configuration. */
+export function tableHeader(scenario: ScenarioHeader, plan: ReplayPlan, steps: number, pods: number): string {
+  const t = plan.thresholds.filter((x) => x.operator !== "");
+  return (
+    `evictd replay: ${steps} steps, ${pods} pods, filesystems: ${plan.layout}\n` +
+    `thresholds: ${t.map((x) => `${x.signal}${thresholdLabel(x)}`).join(", ") || "none"}\n` +
+    `max pod grace: ${scenario.config.maxPodGracePeriodSeconds}s, pressure transition: ${dur(scenario.config.pressureTransitionPeriodMs)}\n`
+  );
+}
+
+/**
+ * The table's body, step by step; its header (tableHeader) needs the number of steps and pods, so
+ * it is written once they are all known.
+ */
 export class TableWriter {
-  private readonly out: BufferedWriter;
-  private readonly plan: ReplayPlan;
+  private readonly out: TextSink;
   private readonly evicted: { at: string; pod: string; signal: string }[] = [];
   private steps = 0;
 
-  constructor(out: BufferedWriter, scenario: Scenario, plan: ReplayPlan) {
+  constructor(out: TextSink) {
     this.out = out;
-    this.plan = plan;
-    const t = plan.thresholds.filter((x) => x.operator !== "");
-    const pods = new Set([...scenario.pods, ...scenario.steps.flatMap((s) => s.addPods)].map((p) => p.uid)).size;
-    out.write(`evictd replay: ${scenario.steps.length} steps, ${pods} pods, filesystems: ${plan.layout}\n`);
-    out.write(`thresholds: ${t.map((x) => `${x.signal}${thresholdLabel(x)}`).join(", ") || "none"}\n`);
-    out.write(
-      `max pod grace: ${scenario.config.maxPodGracePeriodSeconds}s, pressure transition: ${dur(scenario.config.pressureTransitionPeriodMs)}\n`,
-    );
   }
 
-  step(o: StepOutcome): void {
+  step(o: StepOutcome, plan: ReplayPlan): void {
     this.steps++;
     const r = o.report;
     const w = (s: string): void => this.out.write(s + "\n");
     w("");
     w(`── step ${o.step.index} at ${dur(o.step.atMs)} (${formatTime(o.time)}) ${"─".repeat(30)}`);
-    if (r.statsUnavailable) w("  no summary: the run is skipped, as when the kubelet fails to get summary stats");
+    if (r.statsUnavailable)
+      w("  no summary: the run is skipped, as when the kubelet fails to get summary stats");
     const signals = new Set<Signal>([...r.observations.keys()]);
     w(`  ${pad("signal", 30)}${pad("available", 14)}${pad("capacity", 14)}${pad("threshold", 30)}status`);
     for (const signal of signals) {
       const obs = r.observations.get(signal);
       if (obs === undefined) continue;
       const fmt = SIGNALS[signal].unit === "bytes" ? "BinarySI" : "DecimalSI";
-      const ts = this.plan.thresholds.filter((t) => t.signal === signal && t.operator !== "" && t.value !== undefined);
+      const ts = plan.thresholds.filter(
+        (t) => t.signal === signal && t.operator !== "" && t.value !== undefined,
+      );
       const first = `  ${pad(signal, 30)}${pad(formatQuantity(quantityFromInt(obs.available, fmt)), 14)}${pad(formatQuantity(quantityFromInt(obs.capacity, fmt)), 14)}`;
       if (ts.length === 0) {
         w(`${first}${pad("-", 30)}no threshold`);
@@ -71,12 +83,20 @@ export class TableWriter {
     }
     w(`  conditions: ${r.conditions.length === 0 ? "none" : r.conditions.join(", ")}`);
     if (r.staleStats.length > 0) {
-      w(`  stats not updated since the last run for ${r.staleStats.map((t) => t.signal).join(", ")}: not acting on the same sample twice`);
+      w(
+        `  stats not updated since the last run for ${r.staleStats.map((t) => t.signal).join(", ")}: not acting on the same sample twice`,
+      );
     }
     if (r.actedOn !== undefined) w(`  acting on: ${r.actedOn.signal}${thresholdLabel(r.actedOn)}`);
     if (r.reclaim !== undefined) {
-      const errs = r.reclaim.errors ? ` (errors: ${Object.entries(r.reclaim.errors).map(([k, v]) => `${k}: ${v}`).join("; ")})` : "";
-      w(`  node-level reclaim: ${r.reclaim.ran.join(" then ")} → ${r.reclaim.sufficient ? "enough, no pod evicted" : "not enough"}${errs}`);
+      const errs = r.reclaim.errors
+        ? ` (errors: ${Object.entries(r.reclaim.errors)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join("; ")})`
+        : "";
+      w(
+        `  node-level reclaim: ${r.reclaim.ran.join(" then ")} → ${r.reclaim.sufficient ? "enough, no pod evicted" : "not enough"}${errs}`,
+      );
     }
     r.evictions.forEach((e, i) => {
       const kill = o.kills[i];
@@ -89,10 +109,18 @@ export class TableWriter {
     for (const f of r.refused) w(`  skipped ${f.pod.key}: ${f.reason} pods are never evicted`);
     if (r.ranking !== undefined) {
       const rest = r.ranking.filter((p) => !r.evictions.some((e) => e.pod.uid === p.uid));
-      if (rest.length > 0) w(`  next in line: ${rest.slice(0, 5).map((p) => p.key).join(", ")}${rest.length > 5 ? `, … (${rest.length} in all)` : ""}`);
+      if (rest.length > 0)
+        w(
+          `  next in line: ${rest
+            .slice(0, 5)
+            .map((p) => p.key)
+            .join(", ")}${rest.length > 5 ? `, … (${rest.length} in all)` : ""}`,
+        );
     }
     for (const a of o.admission) {
-      w(`  admission ${a.pod.key}: ${a.result.admit ? "admitted" : `rejected: ${a.result.message.trimEnd()}`}`);
+      w(
+        `  admission ${a.pod.key}: ${a.result.admit ? "admitted" : `rejected: ${a.result.message.trimEnd()}`}`,
+      );
     }
     w(`  → ${r.outcome}`);
   }
