@@ -25,7 +25,7 @@ export type StructuredFile =
   | { readonly ok: false; readonly issues: Issue[] };
 
 /** YAML integers: numbers while exact, bigint beyond 2^53 (inode counts of 2^64−1 occur). */
-const exactIntTag: ScalarTag = {
+export const exactIntTag: ScalarTag = {
   identify: (v: unknown) => typeof v === "bigint",
   default: true,
   tag: "tag:yaml.org,2002:int",

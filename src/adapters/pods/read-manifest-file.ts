@@ -2,11 +2,11 @@
  * One file of the manifest directory to Pods: YAML or JSON, one Pod, a `---`-separated stream of
  * them, or a PodList; every problem an issue naming the file and, where known, the line.
  */
-import { LineCounter, isScalar, parseAllDocuments, type Document, type ScalarTag, type Tags } from "yaml";
+import { LineCounter, isScalar, parseAllDocuments, type Document, type Tags } from "yaml";
 import { IssueList, pathIndex, pathKey, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
 import { createPositionLookup, locateIssues, type PositionLookup } from "../files/position-lookup.js";
-import { parseStructuredText, readTextFile } from "../files/structured-file.js";
+import { exactIntTag, parseStructuredText, readTextFile } from "../files/structured-file.js";
 import { derivedPodUid, hasExplicitUid, readPodRestartPolicy, type RunnablePod } from "./runnable-pod.js";
 
 export interface ManifestFileResult {
@@ -19,21 +19,6 @@ export interface ManifestFileResult {
 
 /** DNS-1123 label: what the API server requires of container and volume names. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/**
- * YAML integers as the shared structured-file reader gives them: numbers while exact, bigint beyond
- * 2^53 (a byte quantity written as a bare integer must not lose its last digits).
- */
-const exactIntTag: ScalarTag = {
-  identify: (v: unknown) => typeof v === "bigint",
-  default: true,
-  tag: "tag:yaml.org,2002:int",
-  test: /^[-+]?[0-9]+$/,
-  resolve: (s: string): number | bigint => {
-    const n = Number(s);
-    return Number.isSafeInteger(n) ? n : BigInt(s);
-  },
-};
 
 interface RawDocument {
   readonly value: unknown;
