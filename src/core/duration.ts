@@ -176,3 +176,8 @@ export function formatGoDuration(ns: bigint): string {
 export function durationToMs(ns: bigint): number {
   return Number(ns / 1_000_000n) + Number(ns % 1_000_000n) / 1e6;
 }
+
+/** Milliseconds (fractions allowed) as a Go duration string: 1500 → `1.5s`, 300000 → `5m0s`. */
+export function formatDurationMs(ms: number): string {
+  return formatGoDuration(BigInt(Math.round(ms * 1_000_000)));
+}

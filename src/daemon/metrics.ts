@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { SyncReport } from "../core/engine/types.js";
 import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
-import { formatGoDuration } from "../core/duration.js";
+import { formatDurationMs } from "../core/duration.js";
 import type { Threshold } from "../core/model.js";
 import { quantityValue } from "../core/quantity.js";
 import { NODE_CONDITIONS } from "../core/signals.js";
@@ -47,9 +47,7 @@ export const METRIC_NAMES = {
   reaction: "evictd_eviction_reaction_seconds",
 } as const;
 
-function graceLabel(ms: number): string {
-  return formatGoDuration(BigInt(Math.round(ms * 1_000_000)));
-}
+const graceLabel = formatDurationMs;
 
 export class DaemonMetrics {
   /** This instance's own registry (never prom-client's global one). */

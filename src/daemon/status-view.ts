@@ -5,7 +5,7 @@
  */
 import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "../app/daemon/snapshot.js";
 import { formatThresholdValue, formatTime } from "../app/replay/records.js";
-import { formatGoDuration } from "../core/duration.js";
+import { formatDurationMs } from "../core/duration.js";
 import type { SyncReport } from "../core/engine/types.js";
 import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
 import type { Signal, Threshold } from "../core/model.js";
@@ -73,9 +73,7 @@ export interface StatusView {
   readonly evictionCounts: Readonly<Record<string, number>>;
 }
 
-function msToDuration(ms: number): string {
-  return formatGoDuration(BigInt(Math.round(ms * 1_000_000)));
-}
+const msToDuration = formatDurationMs;
 
 function show(signal: Signal, n: bigint): string {
   return formatQuantity(quantityFromInt(n, SIGNALS[signal].unit === "bytes" ? "BinarySI" : "DecimalSI"));

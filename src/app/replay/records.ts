@@ -3,7 +3,7 @@
  * per step. The daemon's decision log writes the same step records.
  */
 import type { Eviction, Observations } from "../../core/engine/types.js";
-import { formatGoDuration } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/duration.js";
 import type { Pod, Threshold, ThresholdValue } from "../../core/model.js";
 import { formatPercentage } from "../../core/percentage.js";
 import { isCriticalPod } from "../../core/pod/critical.js";
@@ -20,9 +20,7 @@ export function formatThresholdValue(v: ThresholdValue | undefined): string {
   return v.kind === "quantity" ? formatQuantity(v.quantity) : formatPercentage(v.text);
 }
 
-function msToDuration(ms: number): string {
-  return formatGoDuration(BigInt(Math.round(ms * 1_000_000)));
-}
+const msToDuration = formatDurationMs;
 
 function thresholdRef(t: Threshold): { signal: string; value: string; gracePeriod: string } {
   return {

@@ -5,7 +5,7 @@
 import { formatThresholdValue } from "../../app/replay/records.js";
 import { loadKubeletConfigFile, locateIssues } from "../../adapters/config-file/index.js";
 import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
-import { formatGoDuration } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/duration.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 
@@ -30,7 +30,7 @@ export async function checkConfigCommand(file: string | undefined, flags: string
     signal: t.signal,
     operator: t.operator,
     value: formatThresholdValue(t.value),
-    gracePeriod: formatGoDuration(BigInt(t.gracePeriodMs) * 1_000_000n),
+    gracePeriod: formatDurationMs(t.gracePeriodMs),
     minReclaim: formatThresholdValue(t.minReclaim),
     hard: t.gracePeriodMs === 0,
     ...(t.derivedFrom !== undefined ? { derivedFrom: t.derivedFrom } : {}),
@@ -38,7 +38,7 @@ export async function checkConfigCommand(file: string | undefined, flags: string
   const summary = {
     thresholds: rows,
     evictionMaxPodGracePeriod: c.maxPodGracePeriodSeconds,
-    evictionPressureTransitionPeriod: formatGoDuration(BigInt(c.pressureTransitionPeriodMs) * 1_000_000n),
+    evictionPressureTransitionPeriod: formatDurationMs(c.pressureTransitionPeriodMs),
     localStorageCapacityIsolation: c.localStorageCapacityIsolation,
     kernelMemcgNotification: c.kernelMemcgNotification,
     enforceNodeAllocatable: c.enforceNodeAllocatable,

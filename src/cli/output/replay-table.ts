@@ -6,14 +6,14 @@
 import type { ReplayPlan, StepOutcome } from "../../app/replay/run-replay.js";
 import { formatThresholdValue, formatTime } from "../../app/replay/records.js";
 import type { ScenarioHeader } from "../../app/replay/scenario.js";
-import { formatGoDuration } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/duration.js";
 import type { Signal, Threshold } from "../../core/model.js";
 import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 
-const dur = (ms: number): string => formatGoDuration(BigInt(Math.round(ms * 1e6)));
+const dur = formatDurationMs;
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s + " " : s + " ".repeat(n - s.length);
