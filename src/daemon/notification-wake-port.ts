@@ -9,7 +9,7 @@ import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
 import type { MemoryStats, Threshold } from "../core/model.js";
 import { quantityValue } from "../core/quantity.js";
 import { memcgThreshold } from "../adapters/linux/notify/memcg-threshold-notifier.js";
-import type { ThresholdWakeSource } from "../adapters/linux/notify/wake-source.js";
+import type { ThresholdWakeSource, WakeSource } from "../adapters/linux/notify/wake-source.js";
 
 /** One armed memory threshold: which engine threshold, and the notifier on the matching cgroup. */
 export interface MemoryThresholdSource {
@@ -19,6 +19,8 @@ export interface MemoryThresholdSource {
 
 export interface NotificationWakePortOptions {
   readonly sources: readonly MemoryThresholdSource[];
+  /** Sources without a byte threshold (cgroup v2: PSI trigger, memory.events); never re-armed. */
+  readonly others?: readonly WakeSource[];
   readonly now: () => number;
   readonly onError?: (source: string, error: unknown) => void;
 }
@@ -30,12 +32,21 @@ export class NotificationWakePort implements WakePort {
 
   constructor(options: NotificationWakePortOptions) {
     this.o = options;
-    for (const s of options.sources) {
-      s.notifier.start(
-        (reason) => this.fire({ reason, at: this.o.now(), notification: true }),
-        (error) => this.o.onError?.(s.notifier.name, error),
-      );
+    for (const source of this.all()) {
+      try {
+        source.start(
+          (reason) => this.fire({ reason, at: this.o.now(), notification: true }),
+          (error) => this.o.onError?.(source.name, error),
+        );
+      } catch (error) {
+        // A source the kernel refuses is a degradation (the housekeeping tick still holds), not a crash.
+        this.o.onError?.(source.name, error);
+      }
     }
+  }
+
+  private all(): WakeSource[] {
+    return [...this.o.sources.map((s) => s.notifier), ...(this.o.others ?? [])];
   }
 
   private fire(w: Wake): void {
@@ -86,6 +97,6 @@ export class NotificationWakePort implements WakePort {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.o.sources.map((s) => s.notifier.stop()));
+    await Promise.all(this.all().map((s) => s.stop()));
   }
 }

@@ -15,7 +15,6 @@ import { readStructuredFile } from "../adapters/files/structured-file.js";
 import { createCgroupDriver } from "../adapters/linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../adapters/linux/cgroups/detect-cgroups.js";
 import type { CgroupDriver, NodeCgroups } from "../adapters/linux/cgroups/cgroup-driver.js";
-import { MemcgThresholdNotifier } from "../adapters/linux/notify/memcg-threshold-notifier.js";
 import { ManifestSource } from "../adapters/pods/manifest-source.js";
 import { ProcessPodRuntime } from "../adapters/pods/pod-runtime.js";
 import type { RunnablePod } from "../adapters/pods/runnable-pod.js";
@@ -32,7 +31,8 @@ import { isSignal, SIGNALS } from "../core/signals.js";
 import { InputError } from "../errors.js";
 import { DaemonMetrics } from "./metrics.js";
 import { startHttpServer } from "./http-server.js";
-import { NotificationWakePort, type MemoryThresholdSource } from "./notification-wake-port.js";
+import { NotificationWakePort } from "./notification-wake-port.js";
+import { planWakeSources } from "./wake-sources.js";
 import { daemonStepRecord } from "./decision-record.js";
 
 export interface RunOptions {
@@ -176,21 +176,15 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     : runtime;
   if (options.dryRun) capabilities.push("dry run: decisions are logged and exported, no pod is killed");
 
-  // Kernel notifications: one memcg threshold per memory threshold, on the cgroup it watches.
-  const sources: MemoryThresholdSource[] = [];
-  if (spec.notifications && driver?.api === "v1" && nodeCgroups !== undefined) {
-    for (const t of spec.eviction.thresholds) {
-      if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
-      const cgroup = t.signal === "memory.available" ? nodeCgroups.node : nodeCgroups.pods;
-      const dir = driver.directories(cgroup).memory;
-      if (dir === undefined) continue;
-      sources.push({ threshold: t, notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description: `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold` }) });
-    }
-    capabilities.push(`kernel notifications: ${sources.length} memcg threshold(s) wake the loop at once`);
-  } else {
-    capabilities.push(`no kernel memory notifications here: the loop polls every ${spec.housekeepingIntervalMs / 1000}s`);
-  }
-  const wake = new NotificationWakePort({ sources, now: () => Date.now(), onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed") });
+  // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.
+  const plan = planWakeSources({
+    notifications: spec.notifications,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    thresholds: spec.eviction.thresholds,
+    cgroups: driver && nodeCgroups ? { driver, node: nodeCgroups } : undefined,
+  });
+  capabilities.push(...plan.capabilities);
+  const wake = new NotificationWakePort({ sources: plan.thresholds, others: plan.others, now: () => Date.now(), onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed") });
 
   const metrics = new DaemonMetrics();
   const evictions: EvictionRecord[] = [];

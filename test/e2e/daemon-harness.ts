@@ -303,8 +303,8 @@ export class TestNode {
   }
 
   /** Starts `evictd run` on this node and waits until it serves HTTP. */
-  async start(options: { cleanupOnExit?: boolean } = {}): Promise<Daemon> {
-    const daemon = Daemon.spawn(this.nodeFile, options.cleanupOnExit ?? true);
+  async start(options: { cleanupOnExit?: boolean; wrapper?: readonly string[] } = {}): Promise<Daemon> {
+    const daemon = Daemon.spawn(this.nodeFile, options.cleanupOnExit ?? true, options.wrapper);
     this.daemons.push(daemon);
     await daemon.ready();
     return daemon;
@@ -542,10 +542,12 @@ export class Daemon {
     child.stderr?.on("data", (chunk: string) => this.stderr.push(chunk));
   }
 
-  static spawn(nodeFile: string, cleanupOnExit: boolean): Daemon {
+  /** Starts `evictd run`; `wrapper` runs it through another program (e.g. setpriv to drop root). */
+  static spawn(nodeFile: string, cleanupOnExit: boolean, wrapper: readonly string[] = []): Daemon {
     const args = [EVICTD_BIN, "run", "--node", nodeFile, ...(cleanupOnExit ? ["--cleanup-on-exit"] : [])];
+    const [program, ...before] = [...wrapper, process.execPath];
     return new Daemon(
-      spawn(process.execPath, args, {
+      spawn(program ?? process.execPath, [...before, ...args], {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, NO_COLOR: "1" },
       }),
