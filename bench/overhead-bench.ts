@@ -354,7 +354,6 @@ async function measureRun(
       30_000 + pods * 300,
     );
     const startupSeconds = (performance.now() - spawnedAt) / 1000;
-    if (pods > 0) run.podPids = nodeProcesses(node);
     console.log(
       `  ${num(pods)} pods: daemon pid ${pid}, ready in ${num(startupSeconds, 1)} s; settling ${p.settleSeconds} s, sampling ${p.seconds} s`,
     );
@@ -372,6 +371,8 @@ async function measureRun(
     if (interrupt.signal.aborted) throw new Error("interrupted");
 
     const status = await daemon.status();
+    // Read after the window: right after /status says Running, a pod's shim may not have joined its cgroup yet.
+    run.podPids = nodeProcesses(node);
     const first = samples[0];
     const last = samples[samples.length - 1];
     if (first === undefined || last === undefined || samples.length < 2) throw new Error("too few samples");
@@ -469,6 +470,8 @@ function problems(r: RunResult): string[] {
   if (r.teardown.exit.code !== 0) out.push(`daemon exit ${JSON.stringify(r.teardown.exit)}`);
   if (r.teardown.cgroupsLeftByDaemon.length > 0)
     out.push(`daemon left cgroups: ${r.teardown.cgroupsLeftByDaemon.join(", ")}`);
+  if (r.teardown.podProcessesBefore < r.pods)
+    out.push(`${r.teardown.podProcessesBefore} process(es) in the node's cgroups for ${r.pods} pods`);
   if (r.teardown.podProcessesLeft > 0) out.push(`${r.teardown.podProcessesLeft} pod process(es) still alive`);
   if (r.teardown.tempDirLeft) out.push("temp dir left");
   return out.map((m) => `${r.pods} pods: ${m}`);

@@ -16,5 +16,8 @@ export class InputError extends Error {
   }
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, internal: 1, input: 2 } as const;
+/**
+ * Exit codes shared by every command: 1 a bug, 2 unusable input, 3 the environment refused (a
+ * cluster unreachable, credentials or permissions refused).
+ */
+export const EXIT = { ok: 0, internal: 1, input: 2, environment: 3 } as const;

@@ -4,7 +4,10 @@
  */
 import { Command, CommanderError } from "commander";
 import { formatIssue } from "../core/issues.js";
+import { AdapterError } from "../adapters/adapter-error.js";
 import { EXIT, InputError } from "../errors.js";
+import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
+import type { WatchCliOptions } from "./commands/watch.js";
 
 function program(): Command {
   const cmd = new Command("evictd")
@@ -15,7 +18,7 @@ function program(): Command {
   cmd
     .command("replay")
     .description("Run the eviction engine over a scenario or recorded trace and print every decision")
-    .argument("<scenario>", "scenario file (YAML or JSON), or - for stdin")
+    .argument("<scenario>", "scenario file (YAML, JSON or JSONL), or - for stdin")
     .option("-o, --output <format>", "jsonl | table (default: table on a terminal, else jsonl)")
     .action(async (scenario: string, opts: { output?: string }) => {
       const { replayCommand } = await import("./commands/replay.js");
@@ -54,6 +57,46 @@ function program(): Command {
       const [file, all] = config?.startsWith("--") === true ? [undefined, [config, ...flags]] : [config, flags];
       process.exitCode = await checkConfigCommand(file, all, opts);
     });
+
+  withClusterOptions(
+    cmd
+      .command("explain")
+      .description("A cluster node now: signals against its kubelet's thresholds, conditions, and who would be evicted next and why"),
+  )
+    .option("-o, --output <format>", "table | json", "table")
+    .action(async (opts: ClusterCliOptions & { output: string }) => {
+      const { explainCommand } = await import("./commands/explain.js");
+      process.exitCode = await explainCommand(opts);
+    });
+
+  withClusterOptions(
+    cmd
+      .command("record")
+      .description("Record a cluster node's pressure as a replay scenario (JSONL): configz, pods, Summary samples"),
+  )
+    .requiredOption("-o, --output <file>", "the trace to write (JSON lines; valid even if interrupted)")
+    .option("--duration <duration>", "how long to record (Go duration)", "1h")
+    .option("--interval <duration>", "time between samples (Go duration)", "10s")
+    .action(async (opts: ClusterCliOptions & { duration: string; interval: string; output: string }) => {
+      const { recordCommand } = await import("./commands/record.js");
+      process.exitCode = await recordCommand(opts);
+    });
+
+  withClusterOptions(
+    cmd
+      .command("watch")
+      .description("Run the eviction loop against a cluster node: shadow mode by default, --enforce to evict"),
+  )
+    .option("--enforce", "evict as the kubelet does: Failed/Evicted status, event, then delete with the grace period", false)
+    .option("--use-eviction-api", "with --enforce: evict through the Eviction API (honours PodDisruptionBudgets)", false)
+    .option("--interval <duration>", "loop period (the kubelet's housekeeping interval is 10s)", "10s")
+    .option("--listen <host:port>", "HTTP: /healthz /metrics /status /stats/summary", "127.0.0.1:9090")
+    .option("--decision-log <file>", "write every decision as JSON lines (the replay step records)")
+    .option("--record <file>", "write a replayable trace (JSONL) of every sample the loop acted on")
+    .action(async (opts: WatchCliOptions) => {
+      const { watchCommand } = await import("./commands/watch.js");
+      process.exitCode = await watchCommand(opts);
+    });
   return cmd;
 }
 
@@ -71,6 +114,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (e instanceof InputError) {
       for (const issue of e.issues) process.stderr.write(formatIssue(issue) + "\n");
       return EXIT.input;
+    }
+    if (e instanceof AdapterError) {
+      // The environment said no (cluster unreachable, credentials refused, a file missing): not a bug.
+      process.stderr.write(`evictd: ${e.message}\n${e.hint !== undefined ? `  hint: ${e.hint}\n` : ""}`);
+      return EXIT.environment;
     }
     process.stderr.write(`evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return EXIT.internal;

@@ -4,9 +4,11 @@
  * /stats/summary from a DaemonSnapshot and the metrics registry; nothing here reads the system.
  */
 import type { DaemonSnapshot } from "../app/daemon/snapshot.js";
-import { EXACT_INT_PREFIX } from "../core/summary/exact-integer.js";
+import { toExactJson } from "../core/summary/to-exact-json.js";
 import { PROMETHEUS_CONTENT_TYPE } from "./metrics.js";
-import { buildStatusView } from "./status-view.js";
+import { buildStatusView } from "../app/daemon/status-view.js";
+
+export { toExactJson };
 
 export interface HttpRequest {
   readonly method: string;
@@ -29,58 +31,11 @@ export interface MetricsSource {
 const TEXT = "text/plain; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 const ALLOW = "GET, HEAD";
-const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 function text(status: number, body: string, extra: Record<string, string> = {}): HttpResponse {
   return { status, headers: { "content-type": TEXT, ...extra }, body };
 }
 
-/**
- * JSON text in which integers stay exact: bigints, and the sentinel strings parseJsonExact leaves
- * for numbers a double cannot hold, are written as their digits (Summary API counters are uint64;
- * JSON.stringify would throw on a bigint or round 18446744073709551615). Otherwise as
- * JSON.stringify: `toJSON` honoured, undefined members skipped, non-finite numbers as null.
- */
-export function toExactJson(value: unknown, pretty = false): string {
-  const step = pretty ? "  " : "";
-  const write = (v: unknown, indent: string): string | undefined => {
-    if (v !== null && typeof v === "object" && "toJSON" in v && typeof v.toJSON === "function") {
-      v = (v as { toJSON(): unknown }).toJSON();
-    }
-    switch (typeof v) {
-      case "bigint":
-        return v.toString();
-      case "string":
-        if (v.startsWith(EXACT_INT_PREFIX) && JSON_NUMBER.test(v.slice(EXACT_INT_PREFIX.length)))
-          return v.slice(EXACT_INT_PREFIX.length);
-        return JSON.stringify(v);
-      case "number":
-        return Number.isFinite(v) ? JSON.stringify(v) : "null";
-      case "boolean":
-        return v ? "true" : "false";
-      case "object": {
-        if (v === null) return "null";
-        const inner = indent + step;
-        const open = pretty ? `\n${inner}` : "";
-        const sep = pretty ? `,\n${inner}` : ",";
-        const close = pretty ? `\n${indent}` : "";
-        if (Array.isArray(v)) {
-          if (v.length === 0) return "[]";
-          return `[${open}${v.map((x) => write(x, inner) ?? "null").join(sep)}${close}]`;
-        }
-        const members: string[] = [];
-        for (const [k, x] of Object.entries(v)) {
-          const s = write(x, inner);
-          if (s !== undefined) members.push(`${JSON.stringify(k)}:${pretty ? " " : ""}${s}`);
-        }
-        return members.length === 0 ? "{}" : `{${open}${members.join(sep)}${close}}`;
-      }
-      default:
-        return undefined; // undefined, functions, symbols: skipped, as JSON.stringify does
-    }
-  };
-  return write(value, "") ?? "null";
-}
 
 function json(status: number, value: unknown, pretty: boolean): HttpResponse {
   return { status, headers: { "content-type": JSON_TYPE }, body: toExactJson(value, pretty) + "\n" };

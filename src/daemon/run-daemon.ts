@@ -4,12 +4,12 @@
  * decision log, and runs the eviction loop until stopped. Decisions come from the pure engine; this
  * file only wires adapters to ports.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { EvictionLoop, type LoopStep } from "../app/daemon/eviction-loop.js";
 import type { ClockPort, KillResult, LoggerPort, PodsPort, StatsPort, StatsSample } from "../app/daemon/ports.js";
-import type { DaemonSnapshot, EvictionRecord } from "../app/daemon/snapshot.js";
+import type { DaemonSnapshot } from "../app/daemon/snapshot.js";
 import { loadKubeletConfigFile, locateIssues } from "../adapters/config-file/index.js";
 import { readStructuredFile } from "../adapters/files/structured-file.js";
 import { createCgroupDriver } from "../adapters/linux/cgroups/create-cgroup-driver.js";
@@ -27,13 +27,12 @@ import { parseNodeSpec, type NodeSpec } from "../core/node/node-spec.js";
 import { explainRanking } from "../core/rank/explain-ranking.js";
 import { podStatsLookup } from "../core/rank/pod-stats-lookup.js";
 import { decodeSummary } from "../core/summary/decode-summary.js";
-import { isSignal, SIGNALS } from "../core/signals.js";
 import { InputError } from "../errors.js";
 import { DaemonMetrics } from "./metrics.js";
 import { startHttpServer } from "./http-server.js";
 import { NotificationWakePort } from "./notification-wake-port.js";
 import { planWakeSources } from "./wake-sources.js";
-import { daemonStepRecord } from "./decision-record.js";
+import { StepJournal } from "./step-journal.js";
 
 export interface RunOptions {
   readonly nodeFile: string;
@@ -187,12 +186,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const wake = new NotificationWakePort({ sources: plan.thresholds, others: plan.others, now: () => Date.now(), onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed") });
 
   const metrics = new DaemonMetrics();
-  const evictions: EvictionRecord[] = [];
-  const evictionCounts: Record<string, number> = {};
   const startedAt = Date.now();
+  const journal = new StepJournal({ metrics, log, thresholds: spec.eviction.thresholds, startedAt, decisionLog: join(spec.stateDir, "decisions.jsonl") });
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   let lastStep: LoopStep | undefined;
-  const decisionLog = join(spec.stateDir, "decisions.jsonl");
 
   const snapshot = (): DaemonSnapshot => {
     const report = lastStep?.report;
@@ -209,8 +206,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       ...(lastSample !== undefined ? { summary: lastSample.raw } : {}),
       pods: runtime.statusViews(),
       ...(order !== undefined ? { ranking: { signal: met, order } } : {}),
-      evictions,
-      evictionCounts,
+      evictions: journal.evictions,
+      evictionCounts: journal.evictionCounts,
     };
   };
 
@@ -218,6 +215,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     config: spec.eviction,
     layout,
     housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    resyncAfterEviction: !options.dryRun,
     stats,
     pods,
     wake,
@@ -225,32 +223,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     log,
     onStep: (step) => {
       lastStep = step;
-      metrics.observeSync(step.report, spec.eviction.thresholds);
-      for (const e of step.evictions) {
-        const reactionMs = e.reactionMs;
-        metrics.recordEviction(e.eviction.signal, reactionMs === undefined ? undefined : reactionMs / 1000);
-        evictionCounts[e.eviction.signal] = (evictionCounts[e.eviction.signal] ?? 0) + 1;
-        evictions.push({
-          at: step.now,
-          pod: e.eviction.pod.key,
-          signal: e.eviction.signal,
-          gracePeriodSeconds: e.effectiveGracePeriodSeconds,
-          message: e.eviction.message,
-          ...(reactionMs !== undefined ? { reactionMs } : {}),
-          killFailed: e.kill === undefined,
-        });
-        const why = isSignal(e.eviction.signal) ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}` : `local storage, ${e.eviction.signal}`;
-        log.info(
-          { pod: e.eviction.pod.key, signal: e.eviction.signal, grace: e.effectiveGracePeriodSeconds, reactionMs, wake: step.wake.reason },
-          `evicted ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
-        );
-      }
+      journal.record(step);
       metrics.setPods(runtime.statusViews());
-      try {
-        appendFileSync(decisionLog, JSON.stringify(daemonStepRecord(step, startedAt)) + "\n");
-      } catch (e) {
-        log.warn({ err: String(e), file: decisionLog }, "cannot append to the decision log");
-      }
     },
   });
 

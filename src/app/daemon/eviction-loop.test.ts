@@ -129,6 +129,42 @@ describe("EvictionLoop", () => {
     assert.match(step.evictions[0]?.killError ?? "", /kill failed/);
   });
 
+  test("when kills do nothing (dry run, shadow), the loop waits for its next wake instead of spinning", async () => {
+    for (const resync of [true, false]) {
+      const clock = new ManualClock();
+      const node = new FakeNode([...pods(), ...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList())], clock);
+      // A kill that changes nothing: the pod stays alive and active.
+      node.kill = (pod) => {
+        node.killed.push({ pod: pod.key, grace: 0, status: { phase: "Failed", reason: "Evicted", message: "", conditions: [] } });
+        return Promise.resolve({ terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
+      };
+      // Fresh stats at every look, as on a real node (stale stats would not be acted on again).
+      const collect = node.collect.bind(node);
+      node.collect = () => {
+        clock.t += 5;
+        return collect();
+      };
+      const controller = new AbortController();
+      let wakes = 0;
+      const countingWake: WakePort = {
+        next: () => {
+          wakes++;
+          if (wakes > 3) controller.abort();
+          return Promise.resolve({ reason: "timer", at: clock.now(), notification: false });
+        },
+        rearm: () => undefined,
+      };
+      let syncs = 0;
+      const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, resyncAfterEviction: resync, stats: node, pods: node, wake: countingWake, clock, log: quiet, onStep: () => {
+        syncs++;
+        if (syncs > 50) controller.abort();
+      } });
+      await loop.run(controller.signal);
+      if (resync) assert.ok(syncs > 50 && wakes === 1, `upstream behaviour: resync at once after each eviction (${syncs} syncs, ${wakes} wakes)`);
+      else assert.equal(syncs, wakes - 1, "one synchronize per wake");
+    }
+  });
+
   test("cleanup wait is bounded", async () => {
     const clock = new ManualClock();
     const node = new FakeNode([...pods(), ...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList())], clock);

@@ -28,6 +28,8 @@ export interface LoopStep {
   readonly wake: Wake;
   readonly now: number;
   readonly sample: StatsSample | undefined;
+  /** The stats read again after node-level reclaim, when reclaim ran. */
+  readonly afterReclaim?: StatsSample;
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcome[];
   readonly state: EngineState;
@@ -46,6 +48,11 @@ export interface EvictionLoopOptions {
   readonly onStep?: (step: LoopStep) => void;
   readonly cleanupTimeoutMs?: number;
   readonly cleanupPollMs?: number;
+  /**
+   * After an eviction and its cleanup, look again at once (default, as upstream). Off when kills
+   * do nothing (dry run, shadow mode): nothing would have changed, and the loop would spin.
+   */
+  readonly resyncAfterEviction?: boolean;
 }
 
 export class EvictionLoop {
@@ -77,6 +84,7 @@ export class EvictionLoop {
       layout: this.o.layout,
     });
     let report: SyncReport;
+    let afterReclaim: StatsSample | undefined;
     if (result.kind === "reclaim") {
       const errors: Partial<Record<ReclaimFunction, string>> = {};
       for (const fn of result.functions) {
@@ -93,6 +101,7 @@ export class EvictionLoop {
       } catch (e) {
         log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats after resource reclaim");
       }
+      afterReclaim = after;
       const resumed = result.resume({ summary: after?.summary, errors });
       this.state = resumed.state;
       report = resumed.report;
@@ -104,7 +113,7 @@ export class EvictionLoop {
 
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
-    const step: LoopStep = { wake, now, sample, report, evictions, state: this.state };
+    const step: LoopStep = { wake, now, sample, ...(afterReclaim !== undefined ? { afterReclaim } : {}), report, evictions, state: this.state };
     this.o.onStep?.(step);
     return step;
   }
@@ -150,7 +159,7 @@ export class EvictionLoop {
     while (!signal.aborted) {
       const step = await this.runOnce(wake);
       if (signal.aborted) break;
-      if (step.evictions.length > 0) {
+      if (step.evictions.length > 0 && this.o.resyncAfterEviction !== false) {
         await this.waitForCleanup(step.evictions, signal);
         wake = { reason: "after eviction cleanup", at: this.o.clock.now(), notification: false };
         continue;

@@ -4,8 +4,7 @@
  * endpoints (/status, /metrics, /stats/summary) render it; nothing in them reads the system.
  */
 import type { SyncReport } from "../../core/engine/types.js";
-import type { NodeSpec } from "../../core/node/node-spec.js";
-import type { NodeCondition, Pod, Signal } from "../../core/model.js";
+import type { EvictionConfig, NodeCondition, Pod, Signal } from "../../core/model.js";
 import type { RankExplanation } from "../../core/rank/explain-ranking.js";
 
 /** A pod's status as the daemon reports (and persists) it, with the kubelet's field meanings. */
@@ -33,8 +32,15 @@ export interface EvictionRecord {
   readonly killFailed: boolean;
 }
 
+/** What /status says about the node: a node file's spec (`evictd run`) or a cluster node (`evictd watch`). */
+export interface SnapshotNode {
+  readonly name: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly eviction: EvictionConfig;
+}
+
 export interface DaemonSnapshot {
-  readonly node: NodeSpec;
+  readonly node: SnapshotNode;
   readonly startedAt: number;
   readonly now: number;
   /** What the daemon can and cannot do here (e.g. "no cgroup access: polling /proc"). */

@@ -3,14 +3,14 @@
  * its thresholds ("met", "met, grace 30s left", "ok"), the pods, who goes next and why, and the
  * latest evictions. Built from a DaemonSnapshot alone, so it is plain data in, plain data out.
  */
-import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "../app/daemon/snapshot.js";
-import { formatThresholdValue, formatTime } from "../app/replay/records.js";
-import { formatDurationMs } from "../core/duration.js";
-import type { SyncReport } from "../core/engine/types.js";
-import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
-import type { Signal, Threshold } from "../core/model.js";
-import { formatQuantity, quantityFromInt } from "../core/quantity.js";
-import { ALL_SIGNALS, NODE_CONDITIONS, SIGNALS } from "../core/signals.js";
+import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "./snapshot.js";
+import { formatThresholdValue, formatTime } from "../replay/records.js";
+import { formatDurationMs } from "../../core/duration.js";
+import type { SyncReport } from "../../core/engine/types.js";
+import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
+import type { Signal, Threshold } from "../../core/model.js";
+import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
+import { ALL_SIGNALS, NODE_CONDITIONS, SIGNALS } from "../../core/signals.js";
 
 /** How many evictions /status lists (the decision log keeps them all). */
 export const RECENT_EVICTIONS = 20;

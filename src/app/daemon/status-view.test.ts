@@ -1,12 +1,12 @@
 // /status built from a hand-made snapshot: thresholds against signals, ranking, pods, evictions.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { DaemonSnapshot, EvictionRecord } from "../app/daemon/snapshot.js";
-import type { Observation, SyncReport } from "../core/engine/types.js";
-import { IssueList } from "../core/issues.js";
-import type { Pod, Signal, Threshold } from "../core/model.js";
-import { parseNodeSpec, type NodeSpec } from "../core/node/node-spec.js";
-import { decodePodList } from "../core/pod/decode-pod.js";
+import type { DaemonSnapshot, EvictionRecord, SnapshotNode } from "./snapshot.js";
+import type { Observation, SyncReport } from "../../core/engine/types.js";
+import { IssueList } from "../../core/issues.js";
+import type { Pod, Signal, Threshold } from "../../core/model.js";
+import { parseNodeSpec, type NodeSpec } from "../../core/node/node-spec.js";
+import { decodePodList } from "../../core/pod/decode-pod.js";
 import { buildStatusView, RECENT_EVICTIONS } from "./status-view.js";
 
 const Mi = 1024n * 1024n;
@@ -55,13 +55,13 @@ const dns = podAt(0);
 const web = podAt(1);
 const db = podAt(2);
 
-function threshold(spec: NodeSpec, id: string): Threshold {
+function threshold(spec: SnapshotNode, id: string): Threshold {
   const t = spec.eviction.thresholds.find((x) => x.id === id);
   assert.ok(t, id);
   return t;
 }
 
-function report(spec: NodeSpec, over: Partial<SyncReport> = {}): SyncReport {
+function report(spec: SnapshotNode, over: Partial<SyncReport> = {}): SyncReport {
   const observations = new Map<Signal, Observation>([
     ["memory.available", { available: 250n * Mi, capacity: 2n * Gi, time: T0 - 1500 }],
     ["nodefs.available", { available: 9n * Gi, capacity: 100n * Gi, time: T0 - 1500 }],

@@ -1,0 +1,158 @@
+/**
+ * The eviction loop's pods on a Kubernetes node: the node's pods from the API (list + watch), and
+ * what "kill" means there. Shadow mode only reports. Enforce mode does what the kubelet does when
+ * it evicts (status Failed/Evicted with its message and DisruptionTarget condition, a Warning
+ * event) and then deletes the pod with the grace period, so the kubelet stops its containers; or,
+ * with the Eviction API, asks the API server to evict it, which honours PodDisruptionBudgets.
+ * A pod is evicted once: while its eviction is in flight it is not active, and it is "cleaned up"
+ * when it is gone from the API.
+ */
+import type { IssueList } from "../../core/issues.js";
+import type { Pod } from "../../core/model.js";
+import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, ReclaimReport } from "../daemon/ports.js";
+import { podIdentity, type NodePodSet } from "./node-pod-set.js";
+import type { ClusterNodePort, PodRef, WriteOutcome } from "./ports.js";
+
+export type EnforceMode = "shadow" | "delete" | "eviction-api";
+
+export interface ClusterPodsOptions {
+  readonly api: ClusterNodePort;
+  readonly pods: NodePodSet;
+  readonly mode: EnforceMode;
+  readonly clock: ClockPort;
+  readonly log: LoggerPort;
+  /** Decodes a raw v1 Pod (API defaults applied); undefined when it does not decode. */
+  readonly decode: (raw: unknown, issues: IssueList) => Pod | undefined;
+  readonly newIssues: () => IssueList;
+}
+
+const NO_RECLAIM: ReclaimReport = {
+  freedBytes: 0,
+  note: "the kubelet runs its own container and image garbage collection; evictd cannot from outside the node",
+};
+
+/** Thrown when the API refuses an eviction: the loop records a failed kill, as upstream. */
+export class EvictionRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EvictionRefusedError";
+  }
+}
+
+export class ClusterPods implements PodsPort {
+  private readonly o: ClusterPodsOptions;
+  /** Decoded pods by uid, reused while the raw object is the same one. */
+  private readonly decoded = new Map<string, { raw: unknown; pod: Pod | undefined }>();
+  /** UIDs whose eviction was accepted and has not finished. */
+  private readonly inFlight = new Set<string>();
+  /** The raw pods the last activePods() call returned (what the synchronize saw). */
+  private lastActiveRaw: unknown[] = [];
+
+  constructor(options: ClusterPodsOptions) {
+    this.o = options;
+  }
+
+  /** The raw objects behind the last activePods() answer, for the trace recorder. */
+  get activeRaw(): readonly unknown[] {
+    return this.lastActiveRaw;
+  }
+
+  activePods(): readonly Pod[] {
+    const out: Pod[] = [];
+    const raws: unknown[] = [];
+    const seen = new Set<string>();
+    for (const raw of this.o.pods.active()) {
+      const id = podIdentity(raw);
+      if (id === undefined) continue;
+      seen.add(id.uid);
+      if (this.inFlight.has(id.uid)) continue;
+      const pod = this.decode(id.uid, raw);
+      if (pod === undefined) continue;
+      out.push(pod);
+      raws.push(raw);
+    }
+    for (const uid of this.decoded.keys()) if (!seen.has(uid)) this.decoded.delete(uid);
+    this.lastActiveRaw = raws;
+    return out;
+  }
+
+  private decode(uid: string, raw: unknown): Pod | undefined {
+    const cached = this.decoded.get(uid);
+    if (cached !== undefined && cached.raw === raw) return cached.pod;
+    const issues = this.o.newIssues();
+    const pod = this.o.decode(raw, issues);
+    if (pod === undefined) {
+      const id = podIdentity(raw);
+      this.o.log.warn({ pod: id?.key, issues: issues.items.map((i) => `${i.path}: ${i.message}`) }, "pod does not decode; it is not considered");
+    }
+    this.decoded.set(uid, { raw, pod });
+    return pod;
+  }
+
+  async kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult> {
+    const { api, log, clock, mode } = this.o;
+    const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
+    if (mode === "shadow") {
+      log.info({ pod: pod.key, grace: gracePeriodSeconds, message: status.message }, `shadow mode: would evict ${pod.key}`);
+      return { terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+    }
+    this.inFlight.add(pod.uid);
+    try {
+      if (mode === "eviction-api") {
+        const evicted = await api.evictPod(ref, gracePeriodSeconds);
+        this.check(evicted, pod, "POST pods/eviction");
+        await this.note(api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }), pod, "event");
+      } else {
+        // The kubelet's order: the status says why, the event tells the user, deletion stops it.
+        const patched = await api.patchPodStatus(ref, status);
+        if (patched.kind === "gone") return this.gone(pod);
+        this.check(patched, pod, "PATCH pods/status");
+        await this.note(api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }), pod, "event");
+        const deleted = await api.deletePod(ref, gracePeriodSeconds);
+        this.check(deleted, pod, "DELETE pod");
+      }
+      return { terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+    } catch (e) {
+      // Not evicted: it may be chosen again, as upstream after a failed kill.
+      this.inFlight.delete(pod.uid);
+      throw e;
+    }
+  }
+
+  private gone(pod: Pod): KillResult {
+    this.o.log.info({ pod: pod.key }, `${pod.key} is already gone`);
+    return { terminatedAt: this.o.clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+  }
+
+  private check(outcome: WriteOutcome, pod: Pod, what: string): void {
+    if (outcome.kind === "refused")
+      throw new EvictionRefusedError(`${what} ${pod.key} refused${outcome.status !== undefined ? ` (${outcome.status})` : ""}: ${outcome.message}`);
+  }
+
+  /** A failed event is logged, not fatal: the eviction itself went through. */
+  private async note(p: Promise<WriteOutcome>, pod: Pod, what: string): Promise<void> {
+    try {
+      const r = await p;
+      if (r.kind === "refused") this.o.log.warn({ pod: pod.key, status: r.status }, `cannot create the ${what}: ${r.message}`);
+    } catch (e) {
+      this.o.log.warn({ pod: pod.key, err: String(e) }, `cannot create the ${what}`);
+    }
+  }
+
+  isCleanedUp(pod: Pod): Promise<boolean> {
+    if (this.o.mode === "shadow") return Promise.resolve(true);
+    // Gone from the API: the kubelet has stopped its containers (a Failed phase alone, which the
+    // status patch itself sets, says nothing about the memory they still hold).
+    const done = this.o.pods.get(pod.uid) === undefined;
+    if (done) this.inFlight.delete(pod.uid);
+    return Promise.resolve(done);
+  }
+
+  containerGC(): Promise<ReclaimReport> {
+    return Promise.resolve(NO_RECLAIM);
+  }
+
+  imageGC(): Promise<ReclaimReport> {
+    return Promise.resolve(NO_RECLAIM);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The port the cluster frontends (`evictd explain`, `record`, `watch`) drive: one Kubernetes node,
+ * seen through its kubelet's Summary API and configz and through the API server's pod objects, and
+ * acted on through the API. The adapter (src/adapters/kubernetes) implements it over HTTP with
+ * @kubernetes/client-node authentication; tests drive it against a local server with real payloads.
+ *
+ * Payloads are plain JSON values exactly as the server sent them (no typed-model conversion), so a
+ * recorded trace holds what the API returned; Summary counters keep every digit of a uint64
+ * (see adapters/json/parse-json-exact).
+ */
+
+/** Where a pod lives, and which incarnation of it (a re-created pod has a new uid). */
+export interface PodRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+/** One change to the node's pods, as a watch reports it. */
+export interface PodEvent {
+  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+  /** The v1 Pod object as the API sent it. */
+  readonly pod: unknown;
+}
+
+/**
+ * What an API write came to. `done`: the server accepted it. `gone`: the pod no longer exists (404,
+ * or a different uid now has its name), which for an eviction means there is nothing left to do.
+ * `refused`: the server said no for good (401/403/422, a PodDisruptionBudget that still blocks after
+ * the retries, ...), with its status code and message. Transient failures (network, 409, 429, 5xx)
+ * are retried with backoff inside the adapter before one of these is returned.
+ */
+export type WriteOutcome =
+  | { readonly kind: "done" }
+  | { readonly kind: "gone" }
+  | { readonly kind: "refused"; readonly status: number | undefined; readonly message: string };
+
+/** The status the kubelet writes into a pod it evicts. */
+export interface EvictedPodStatus {
+  readonly phase: "Failed";
+  readonly reason: string;
+  readonly message: string;
+  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+}
+
+/** One Kubernetes node. Reads reject with a typed error naming what failed (URL, status, message). */
+export interface ClusterNodePort {
+  readonly nodeName: string;
+  /** Where Summary and configz come from, for messages ("API server proxy https://…", "kubelet https://…:10250"). */
+  readonly describe: string;
+
+  /** GET …/stats/summary, integers exact. */
+  summary(signal?: AbortSignal): Promise<unknown>;
+  /** GET …/configz: the `kubeletconfig` object (a KubeletConfiguration without apiVersion/kind). */
+  kubeletConfig(signal?: AbortSignal): Promise<unknown>;
+  /** GET /api/v1/nodes/NODE: the v1 Node. */
+  node(signal?: AbortSignal): Promise<unknown>;
+  /** Lists the pods bound to the node (fieldSelector spec.nodeName=NODE). */
+  listPods(signal?: AbortSignal): Promise<{ readonly items: readonly unknown[]; readonly resourceVersion: string }>;
+  /**
+   * Watches the node's pods from `resourceVersion` until the server ends the watch or `signal`
+   * aborts; resolves then. Rejects with {@link WatchExpiredError} on 410 Gone (relist), or with a
+   * typed error on other failures.
+   */
+  watchPods(resourceVersion: string, onEvent: (event: PodEvent) => void, signal: AbortSignal): Promise<void>;
+
+  /** PATCH pods/NAME/status (strategic merge): phase, reason, message, conditions. */
+  patchPodStatus(pod: PodRef, status: EvictedPodStatus): Promise<WriteOutcome>;
+  /** POST an event about the pod (involvedObject = the pod, source component "kubelet" host NODE). */
+  createPodEvent(pod: PodRef, event: { readonly type: "Normal" | "Warning"; readonly reason: string; readonly message: string }): Promise<WriteOutcome>;
+  /** DELETE the pod with a grace period and a uid precondition (never the wrong incarnation). */
+  deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
+  /** POST pods/NAME/eviction (policy/v1 Eviction): honours PodDisruptionBudgets; 429 = blocked by a PDB. */
+  evictPod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
+}
+
+/** The watch's resourceVersion is too old (410 Gone): list again and watch from the new version. */
+export class WatchExpiredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WatchExpiredError";
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Writes what a cluster node did as a replay scenario in the JSONL form (docs/replay-format.md):
+ * a header line (start, the kubelet's configuration, the Node, the pods active at the start), then
+ * one line per sample: its time, the Summary exactly as the kubelet sent it, and the pods that
+ * arrived or left since the previous line. Every line is complete when written, so a recording cut
+ * short at any moment is still a valid scenario. Pure: lines go to a sink.
+ */
+import { formatDurationMs } from "../../core/duration.js";
+import { toExactJson } from "../../core/summary/to-exact-json.js";
+import { podIdentity } from "./node-pod-set.js";
+
+export interface TraceHeader {
+  /** Wall time of `at: 0s`, epoch ms. */
+  readonly start: number;
+  /** A KubeletConfiguration object (from configz, or the one the watch loop was given). */
+  readonly config: unknown;
+  readonly flags?: readonly string[];
+  /** The v1 Node object. */
+  readonly node?: unknown;
+  /**
+   * `remove` when the recorded pods leave by themselves once evicted (the kubelet or `watch
+   * --enforce` acted); `keep` when nothing acts on the decisions (`watch` in shadow mode).
+   */
+  readonly evictedPods: "remove" | "keep";
+  readonly pods: readonly unknown[];
+}
+
+export interface TraceStep {
+  /** Epoch ms of the sample (the synchronize's time). */
+  readonly now: number;
+  /** The Summary API object (integers exact: bigints or parseJsonExact sentinels). */
+  readonly summary: unknown;
+  /** The Summary read again after node-level reclaim, when reclaim ran. */
+  readonly afterReclaim?: unknown;
+  /** The raw pods that were active for this sample. */
+  readonly activePods: readonly unknown[];
+  /** Pods (namespace/name) whose kill failed at this step. */
+  readonly killFailures?: readonly string[];
+  /** UIDs of pods evicted at this step whose kill did not fail: replay removes them itself. */
+  readonly evicted?: readonly string[];
+}
+
+function rfc3339Millis(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export class TraceRecorder {
+  private readonly sink: (line: string) => void;
+  private readonly start: number;
+  private readonly evictedPods: "remove" | "keep";
+  /** uid → namespace/name of the pods the replay will have active after the last line. */
+  private readonly active = new Map<string, string>();
+  private lastAtMs = -1;
+  private count = 0;
+
+  constructor(header: TraceHeader, sink: (line: string) => void) {
+    this.sink = sink;
+    this.start = header.start;
+    this.evictedPods = header.evictedPods;
+    const pods = header.pods.filter((p) => podIdentity(p) !== undefined);
+    for (const p of pods) {
+      const id = podIdentity(p);
+      if (id !== undefined) this.active.set(id.uid, id.key);
+    }
+    sink(
+      toExactJson({
+        start: rfc3339Millis(header.start),
+        config: header.config,
+        ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
+        ...(header.node !== undefined ? { node: header.node } : {}),
+        evictedPods: header.evictedPods,
+        pods,
+      }) + "\n",
+    );
+  }
+
+  /** Lines written after the header. */
+  get steps(): number {
+    return this.count;
+  }
+
+  step(s: TraceStep): void {
+    // `at` must increase strictly; two samples within one millisecond are one apart.
+    const atMs = Math.max(s.now - this.start, this.lastAtMs + 1);
+    this.lastAtMs = atMs;
+    const current = new Map<string, { key: string; raw: unknown }>();
+    for (const raw of s.activePods) {
+      const id = podIdentity(raw);
+      if (id !== undefined) current.set(id.uid, { key: id.key, raw });
+    }
+    const removePods: string[] = [];
+    for (const [uid, key] of this.active) {
+      if (!current.has(uid)) {
+        removePods.push(key);
+        this.active.delete(uid);
+      }
+    }
+    const addPods: unknown[] = [];
+    for (const [uid, p] of current) {
+      if (!this.active.has(uid)) {
+        addPods.push(p.raw);
+        this.active.set(uid, p.key);
+      }
+    }
+    this.sink(
+      toExactJson({
+        at: formatDurationMs(atMs),
+        summary: s.summary,
+        ...(s.afterReclaim !== undefined ? { afterReclaim: s.afterReclaim } : {}),
+        ...(removePods.length > 0 ? { removePods } : {}),
+        ...(addPods.length > 0 ? { addPods } : {}),
+        ...(s.killFailures !== undefined && s.killFailures.length > 0 ? { killFailures: s.killFailures } : {}),
+      }) + "\n",
+    );
+    this.count++;
+    // The replay drops the pods it evicted (evictedPods: remove); so must the bookkeeping here, or
+    // their departure would be written again.
+    if (this.evictedPods === "remove") for (const uid of s.evicted ?? []) this.active.delete(uid);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * `evictd record --node NAME --duration 1h --interval 10s -o trace.jsonl`: a replayable trace of a
+ * cluster node (see cluster/run-record). Progress goes to stderr; Ctrl-C stops the recording and
+ * leaves a valid file.
+ */
+import { destination, pino } from "pino";
+import { connectClusterNode } from "../../adapters/kubernetes/index.js";
+import type { Issue } from "../../core/issues.js";
+import { runRecord } from "../../cluster/run-record.js";
+import { EXIT, InputError } from "../../errors.js";
+import { connectOptions, durationOption, type ClusterCliOptions } from "./cluster-options.js";
+import { systemClock } from "./system-clock.js";
+
+export async function recordCommand(opts: ClusterCliOptions & { duration: string; interval: string; output: string }): Promise<number> {
+  const issues: Issue[] = [];
+  const connect = connectOptions(opts, issues);
+  const durationMs = durationOption("--duration", opts.duration, issues, 0);
+  const intervalMs = durationOption("--interval", opts.interval, issues, 100);
+  if (opts.output.trim() === "") issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
+  if (issues.length > 0) throw new InputError(issues);
+  const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
+  const api = await connectClusterNode(connect);
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const tty = process.stderr.isTTY;
+  try {
+    const r = await runRecord({
+      api,
+      output: opts.output,
+      durationMs,
+      intervalMs,
+      ...(opts.config !== undefined ? { configFile: opts.config } : {}),
+      log,
+      signal: stop.signal,
+      clock: systemClock,
+      progress: (line) => process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
+    });
+    process.stderr.write(`${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${r.steps} sample(s) written to ${opts.output}; replay with: evictd replay ${opts.output}\n`);
+    return EXIT.ok;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
