@@ -13,6 +13,7 @@ import type { ClusterNodePort } from "../app/cluster/ports.js";
 import { TraceRecorder } from "../app/cluster/trace-recorder.js";
 import { EvictionLoop, type LoopStep } from "../app/daemon/eviction-loop.js";
 import type { ClockPort, LoggerPort, StatsPort, StatsSample } from "../app/daemon/ports.js";
+import { systemClock } from "../adapters/system-clock.js";
 import type { DaemonSnapshot, PodStatusView } from "../app/daemon/snapshot.js";
 import { IssueList } from "../core/issues.js";
 import { decodePod } from "../core/pod/decode-pod.js";
@@ -45,17 +46,6 @@ export interface WatchOptions {
   readonly onReady?: (info: { url: string }) => void;
 }
 
-const systemClock: ClockPort = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    }),
-};
 
 const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> => decodePod(raw, "pod", issues);
 

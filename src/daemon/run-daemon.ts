@@ -8,7 +8,8 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { EvictionLoop, type LoopStep } from "../app/daemon/eviction-loop.js";
-import type { ClockPort, KillResult, LoggerPort, PodsPort, StatsPort, StatsSample } from "../app/daemon/ports.js";
+import type { KillResult, LoggerPort, PodsPort, StatsPort, StatsSample } from "../app/daemon/ports.js";
+import { systemClock } from "../adapters/system-clock.js";
 import type { DaemonSnapshot } from "../app/daemon/snapshot.js";
 import { loadKubeletConfigFile, locateIssues } from "../adapters/config-file/index.js";
 import { readStructuredFile } from "../adapters/files/structured-file.js";
@@ -80,17 +81,6 @@ export async function loadNodeSpec(file: string): Promise<{ spec: NodeSpec; warn
   return { spec: r.spec, warnings: located };
 }
 
-const systemClock: ClockPort = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolveSleep) => {
-      const t = setTimeout(resolveSleep, ms);
-      signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolveSleep();
-      }, { once: true });
-    }),
-};
 
 /** Runs the daemon until `options.signal` aborts. */
 export async function runDaemon(options: RunOptions): Promise<void> {

@@ -159,8 +159,10 @@ export class EvictionLoop {
     while (!signal.aborted) {
       const step = await this.runOnce(wake);
       if (signal.aborted) break;
-      if (step.evictions.length > 0 && this.o.resyncAfterEviction !== false) {
-        await this.waitForCleanup(step.evictions, signal);
+      // Only pods whose kill went through are waited for (upstream: a failed kill evicts nothing).
+      const killed = step.evictions.filter((e) => e.kill !== undefined);
+      if (killed.length > 0 && this.o.resyncAfterEviction !== false) {
+        await this.waitForCleanup(killed, signal);
         wake = { reason: "after eviction cleanup", at: this.o.clock.now(), notification: false };
         continue;
       }

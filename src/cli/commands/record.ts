@@ -9,7 +9,7 @@ import type { Issue } from "../../core/issues.js";
 import { runRecord } from "../../cluster/run-record.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, durationOption, type ClusterCliOptions } from "./cluster-options.js";
-import { systemClock } from "./system-clock.js";
+import { systemClock } from "../../adapters/system-clock.js";
 
 export async function recordCommand(opts: ClusterCliOptions & { duration: string; interval: string; output: string }): Promise<number> {
   const issues: Issue[] = [];

@@ -8,7 +8,7 @@ import type { Issue } from "../../core/issues.js";
 import { runWatch } from "../../cluster/run-watch.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, durationOption, listenOption, type ClusterCliOptions } from "./cluster-options.js";
-import { systemClock } from "./system-clock.js";
+import { systemClock } from "../../adapters/system-clock.js";
 
 export interface WatchCliOptions extends ClusterCliOptions {
   readonly enforce: boolean;

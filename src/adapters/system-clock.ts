@@ -1,5 +1,5 @@
 /** The wall clock and an abortable sleep, for the long-running commands. */
-import type { ClockPort } from "../../app/daemon/ports.js";
+import type { ClockPort } from "../app/daemon/ports.js";
 
 export const systemClock: ClockPort = {
   now: () => Date.now(),

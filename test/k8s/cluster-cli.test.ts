@@ -1,0 +1,150 @@
+/**
+ * The cluster commands as a user runs them (`node bin/evictd.js ...`) against the fake API server:
+ * `explain` as JSON and as a table, clear refusals (403, unreachable, bad options), and `record`
+ * interrupted with SIGINT, whose file `evictd replay` then runs unchanged.
+ */
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { EVICTD_BIN, REPO_ROOT } from "../e2e/daemon-harness.js";
+import { startFakeApiServer, type FakeApiServer } from "./fake-api-server.js";
+
+const temps: string[] = [];
+after(async () => {
+  for (const d of temps) await rm(d, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The CLI as a child process, asynchronously (the fake server lives in this process). */
+async function evictd(args: readonly string[]): Promise<Run> {
+  try {
+    const r = await promisify(execFile)(process.execPath, [EVICTD_BIN, ...args], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof err.code === "number" ? err.code : -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+  }
+}
+
+async function fixture(): Promise<{ server: FakeApiServer; dir: string; kubeconfig: string; node: string[] }> {
+  const server = await startFakeApiServer();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-cli-"));
+  temps.push(dir);
+  const kubeconfig = await server.writeKubeconfig(path.join(dir, "kubeconfig"));
+  return { server, dir, kubeconfig, node: ["--node", server.nodeName, "--kubeconfig", kubeconfig] };
+}
+
+describe("cluster commands", () => {
+  test("explain: signals against configz thresholds, conditions, and the ranking with reasons (JSON and table)", async () => {
+    const { server, node } = await fixture();
+    try {
+      const json = await evictd(["explain", ...node, "--output", "json"]);
+      assert.equal(json.code, 0, json.stderr);
+      const view = JSON.parse(json.stdout) as {
+        node: string;
+        signals: { signal: string; thresholds: { value: string; state: string }[] }[];
+        conditions: { type: string; status: string }[];
+        kubeletConditions: { type: string; status: string }[];
+        ranking: { next: string; order: { pod: string; critical: boolean; reason: string }[] };
+        verdict: { outcome: string };
+      };
+      assert.equal(view.node, "datagen-1-35");
+      // kubeletconfig-1.yaml, as served by configz: memory.available<250Mi, nodefs.available<10%.
+      assert.deepEqual(view.signals.find((s) => s.signal === "memory.available")?.thresholds.map((t) => [t.value, t.state]), [["250Mi", "ok"]]);
+      assert.deepEqual(view.signals.find((s) => s.signal === "nodefs.available")?.thresholds.map((t) => t.value), ["10%"]);
+      assert.deepEqual(view.kubeletConditions.map((c) => c.type), ["MemoryPressure", "DiskPressure", "PIDPressure"]);
+      assert.equal(view.ranking.next, "scraper/e2e-container-creating");
+      assert.equal(view.ranking.order.length, 18);
+      assert.ok(view.ranking.order.filter((o) => o.critical).every((o) => /critical: never evicted/.test(o.reason)));
+      assert.equal(view.verdict.outcome, "no resources are starved");
+
+      const text = await evictd(["explain", ...node]);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /^node datagen-1-35 at /);
+      assert.match(text.stdout, /memory\.available\s+7128688Ki of 8024304Ki\s+hard < 250Mi\s+-\s+ok/);
+      assert.match(text.stdout, /eviction order for memory\.available; next: scraper\/e2e-container-creating/);
+      // Only reads: explain never writes to the cluster.
+      assert.deepEqual(server.requests.filter((r) => r.method !== "GET").map((r) => r.path), []);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("refusals are clear and exit non-zero: 403, unreachable API server, bad options", async () => {
+    const { server, node, dir } = await fixture();
+    try {
+      server.fail({ method: "GET", path: "/api/v1/nodes/datagen-1-35/proxy/configz", response: { kind: "status", status: 403 } });
+      const forbidden = await evictd(["explain", ...node]);
+      assert.equal(forbidden.code, 3, forbidden.stderr);
+      assert.match(forbidden.stderr, /^evictd: .*403.*configz/m);
+      assert.match(forbidden.stderr, /nodes\/proxy/);
+      assert.equal(forbidden.stdout, "");
+    } finally {
+      await server.close();
+    }
+    const unreachable = await evictd(["explain", ...node]);
+    assert.equal(unreachable.code, 3);
+    assert.match(unreachable.stderr, /cannot reach|ECONNREFUSED/);
+
+    const bad = await evictd(["watch", "--node", "n1", "--kubeconfig", path.join(dir, "kubeconfig"), "--interval", "soon", "--listen", "nowhere", "--use-eviction-api", "--source", "ssh"]);
+    assert.equal(bad.code, 2);
+    // Every problem at once, each naming the option and the value.
+    for (const want of [/--interval.*"soon"/, /--listen.*"nowhere"/, /--use-eviction-api.*--enforce/, /--source.*"ssh"/]) assert.match(bad.stderr, want);
+  });
+
+  test("record: progress while recording, pod arrivals and departures, and an interrupted file that replays unchanged", async () => {
+    const { server, node, dir } = await fixture();
+    const trace = path.join(dir, "trace.json");
+    try {
+      const child = spawn(process.execPath, [EVICTD_BIN, "record", ...node, "--interval", "200ms", "--duration", "1h", "-o", trace], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      const lines = async (): Promise<string[]> => (await readFile(trace, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
+      const waitLines = async (n: number): Promise<void> => {
+        for (let i = 0; i < 200 && (await lines()).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      };
+      await waitLines(3);
+      const leaving = server.state.pods().find((p) => p.metadata.name === "storage-provisioner");
+      assert.ok(leaving !== undefined);
+      server.removePod(leaving.metadata.namespace, leaving.metadata.name);
+      server.addPod({
+        metadata: { name: "late-arrival", namespace: "default", uid: "0a1b2c3d-late" },
+        spec: { nodeName: server.nodeName, containers: [{ name: "app", image: "busybox", resources: { requests: { memory: "64Mi" } } }] },
+        status: { phase: "Running" },
+      });
+      const before = (await lines()).length;
+      await waitLines(before + 2);
+      child.kill("SIGINT");
+      assert.equal(await exited, 0, stderr);
+      assert.match(stderr, /recorded \d+\/18001 samples/);
+      assert.match(stderr, /interrupted: \d+ sample\(s\) written to .*trace\.json; replay with: evictd replay/);
+
+      const recorded = await lines();
+      const header = JSON.parse(recorded[0] ?? "{}") as { config: { evictionHard: Record<string, string> }; pods: unknown[]; node: { metadata: { name: string } }; evictedPods: string };
+      assert.equal(header.config.evictionHard["memory.available"], "250Mi");
+      assert.equal(header.node.metadata.name, "datagen-1-35");
+      assert.equal(header.evictedPods, "remove");
+      const steps = recorded.slice(1).map((l) => JSON.parse(l) as { at: string; removePods?: string[]; addPods?: { metadata: { name: string } }[] });
+      assert.ok(steps.length >= 4);
+      assert.deepEqual(steps.flatMap((s) => s.removePods ?? []), ["kube-system/storage-provisioner"]);
+      assert.deepEqual(steps.flatMap((s) => (s.addPods ?? []).map((p) => p.metadata.name)), ["late-arrival"]);
+
+      const replay = await evictd(["replay", trace, "--output", "jsonl"]);
+      assert.equal(replay.code, 0, replay.stderr);
+      const records = replay.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { type: string });
+      assert.equal(records.filter((r) => r.type === "step").length, steps.length);
+    } finally {
+      await server.close();
+    }
+  });
+});

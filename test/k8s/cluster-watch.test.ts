@@ -1,0 +1,250 @@
+/**
+ * `evictd watch` against the fake API server (real payload shapes from ../shared/data): shadow mode
+ * touches nothing; enforce mode evicts as the kubelet does (status, event, then delete with the uid
+ * precondition), never a critical pod and never a pod twice; the Eviction API path survives a
+ * PodDisruptionBudget; and the trace the loop records replays through `evictd replay` to exactly
+ * the decisions the loop made.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { after, describe, test } from "node:test";
+import { connectClusterNode } from "../../src/adapters/kubernetes/index.js";
+import type { LoggerPort } from "../../src/app/daemon/ports.js";
+import { runWatch, type WatchOptions } from "../../src/cluster/run-watch.js";
+import { EVICTD_BIN, REPO_ROOT } from "../e2e/daemon-harness.js";
+import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from "./fake-api-server.js";
+
+const MiB = 1024 * 1024;
+/** node.memory.availableBytes in summary-1.json: no pressure. */
+const NORMAL = 7299776512;
+const temps: string[] = [];
+after(async () => {
+  for (const d of temps) await rm(d, { recursive: true, force: true });
+});
+
+interface LogLine {
+  readonly level: "info" | "warn" | "error";
+  readonly msg: string;
+  readonly fields: Record<string, unknown>;
+}
+
+function memoryLogger(lines: LogLine[]): LoggerPort {
+  return {
+    info: (fields, msg) => lines.push({ level: "info", msg, fields }),
+    warn: (fields, msg) => lines.push({ level: "warn", msg, fields }),
+    error: (fields, msg) => lines.push({ level: "error", msg, fields }),
+  };
+}
+
+let lastRefresh = 0;
+/**
+ * Every `time` in the Summary set to now, as a kubelet's fresh sample has them. Kubelets write whole
+ * seconds; milliseconds here keep samples taken within one second apart (the engine only acts on
+ * stats newer than the last it saw).
+ */
+function refresh(server: FakeApiServer, memoryAvailableBytes?: number): void {
+  lastRefresh = Math.max(Date.now(), lastRefresh + 1);
+  const now = new Date(lastRefresh).toISOString();
+  server.updateSummary((s) => {
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === "object") {
+        for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+          if (k === "time" && typeof x === "string") (v as Record<string, unknown>)[k] = now;
+          else walk(x);
+        }
+      }
+    };
+    walk(s);
+    if (memoryAvailableBytes !== undefined) {
+      const memory = (s["node"] as { memory: { availableBytes: number; workingSetBytes: number } }).memory;
+      const capacity = memory.availableBytes + memory.workingSetBytes;
+      memory.availableBytes = memoryAvailableBytes;
+      memory.workingSetBytes = capacity - memoryAvailableBytes;
+    }
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+interface Running {
+  readonly server: FakeApiServer;
+  readonly dir: string;
+  readonly lines: LogLine[];
+  readonly url: Promise<string>;
+  readonly done: Promise<void>;
+  readonly decisionLog: string;
+  readonly trace: string;
+  stop(): Promise<void>;
+}
+
+async function startWatch(mode: WatchOptions["mode"], server?: FakeApiServer): Promise<Running> {
+  const s = server ?? (await startFakeApiServer());
+  const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-"));
+  temps.push(dir);
+  const kubeconfig = await s.writeKubeconfig(path.join(dir, "kubeconfig"));
+  const api = await connectClusterNode({ nodeName: s.nodeName, kubeconfig, retry: { jitter: 0, baseDelayMs: 1 }, sleep: () => Promise.resolve() });
+  refresh(s);
+  const lines: LogLine[] = [];
+  const controller = new AbortController();
+  let ready: (url: string) => void = () => undefined;
+  const url = new Promise<string>((r) => (ready = r));
+  const decisionLog = path.join(dir, "decisions.jsonl");
+  const trace = path.join(dir, "trace.jsonl");
+  const done = runWatch({
+    api,
+    mode,
+    intervalMs: 150,
+    listen: { host: "127.0.0.1", port: 0 },
+    decisionLog,
+    recordTo: trace,
+    logger: memoryLogger(lines),
+    signal: controller.signal,
+    onReady: (i) => ready(i.url),
+  });
+  done.catch(() => undefined);
+  return {
+    server: s,
+    dir,
+    lines,
+    url,
+    done,
+    decisionLog,
+    trace,
+    async stop() {
+      controller.abort();
+      await done;
+      await s.close();
+    },
+  };
+}
+
+const writes = (s: FakeApiServer): RecordedRequest[] => s.requests.filter((r) => r.method !== "GET");
+const decisions = async (file: string): Promise<Record<string, unknown>[]> =>
+  (await readFile(file, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("evictd watch against a fake API server", () => {
+  test("shadow mode: logs and exports what it would evict, writes nothing to the API", async () => {
+    const w = await startWatch("shadow");
+    try {
+      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      refresh(w.server, 100 * MiB);
+      const line = await until("a would-evict line", () => w.lines.find((l) => l.msg.startsWith("would evict ")));
+      // No stats for a pod that is still being created: the kubelet ranks it first.
+      assert.match(line.msg, /^would evict scraper\/e2e-container-creating \(memory, memory.available\)/);
+      const url = await w.url;
+      const status = (await (await fetch(`${url}/status`)).json()) as { conditions: { type: string; status: string }[]; ranking: { next: string }; capabilities: string[] };
+      assert.equal(status.conditions.find((c) => c.type === "MemoryPressure")?.status, "True");
+      assert.equal(status.ranking.next, "scraper/e2e-container-creating");
+      assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      assert.match(metrics, /kubelet_evictions\{eviction_signal="memory.available"\} [1-9]/);
+      assert.deepEqual(writes(w.server), [], "shadow mode must not write to the API");
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test("enforce mode: status, event, then delete with the uid precondition; one pod per round, no critical pod, none twice; the recorded trace replays to the same decisions", async () => {
+    const w = await startWatch("delete");
+    try {
+      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      refresh(w.server, 100 * MiB);
+      const first = await until("the first DELETE", () => w.server.requests.find((r) => r.method === "DELETE"));
+      const victim = w.server.state.pods().length; // pods left after the delete
+      assert.ok(victim > 0);
+      // The kubelet's eviction: status, event, then the deletion, in that order, for one pod.
+      const [patch, event, del] = writes(w.server);
+      assert.equal(patch?.method, "PATCH");
+      assert.equal(patch.path, "/api/v1/namespaces/scraper/pods/e2e-container-creating/status");
+      assert.equal(patch.contentType, "application/strategic-merge-patch+json");
+      const status = (patch.json as { status: { phase: string; reason: string; message: string; conditions: { type: string; reason: string }[] } }).status;
+      assert.deepEqual([status.phase, status.reason], ["Failed", "Evicted"]);
+      assert.match(status.message, /^The node was low on resource: memory\. Threshold quantity: 250Mi, available: 100Mi\. /);
+      assert.deepEqual(status.conditions.map((c) => [c.type, c.reason]), [["DisruptionTarget", "TerminationByKubelet"]]);
+      assert.equal(event?.method, "POST");
+      assert.equal(event.path, "/api/v1/namespaces/scraper/events");
+      assert.deepEqual([(event.json as { reason: string }).reason, (event.json as { type: string }).type], ["Evicted", "Warning"]);
+      assert.equal(del, first);
+      assert.equal(del.path, "/api/v1/namespaces/scraper/pods/e2e-container-creating");
+      const options = del.json as { gracePeriodSeconds: number; preconditions: { uid: string } };
+      assert.equal(options.gracePeriodSeconds, 1, "hard threshold: the kubelet's immediate grace period (1 s), not the pod's 30 s");
+      assert.ok(options.preconditions.uid.length > 0);
+      for (const r of [patch, event, del]) assert.equal(r.authorization, `Bearer ${w.server.token}`);
+
+      // The pod is gone; the same (stale) sample is no reason to evict another one.
+      await sleep(600);
+      assert.equal(w.server.requests.filter((r) => r.method === "DELETE").length, 1, "stale stats must not evict a second pod");
+      // A fresh sample still under pressure: the next pod in kubelet order goes.
+      refresh(w.server, 100 * MiB);
+      const second = await until("the second DELETE", () => w.server.requests.filter((r) => r.method === "DELETE")[1]);
+      assert.equal(second.path, "/api/v1/namespaces/scraper/pods/e2e-kube-state-metrics-75b885dc9-97mtr");
+      // Pressure relieved: nobody else goes.
+      refresh(w.server, NORMAL);
+      await sleep(600);
+      refresh(w.server, NORMAL);
+      await sleep(600);
+      const deletes = w.server.requests.filter((r) => r.method === "DELETE");
+      assert.equal(deletes.length, 2);
+      assert.equal(new Set(deletes.map((d) => (d.json as { preconditions: { uid: string } }).preconditions.uid)).size, 2, "no pod evicted twice");
+      for (const d of deletes) assert.doesNotMatch(d.path, /kube-apiserver|etcd|kube-proxy|coredns|metrics-server/, "critical pods are never touched");
+    } finally {
+      await w.stop();
+    }
+
+    // The trace holds exactly what the loop saw: replaying it gives the loop's decisions.
+    const { stdout } = await promisify(execFile)(process.execPath, [EVICTD_BIN, "replay", w.trace, "--output", "jsonl"], { cwd: REPO_ROOT, maxBuffer: 64 * MiB });
+    const replayed = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r["type"] === "step");
+    const live = (await decisions(w.decisionLog)).map((r) => {
+      const { wake: _wake, reactionMs: _reaction, ...rest } = r;
+      return rest;
+    });
+    assert.ok(live.length >= 5, `${live.length} synchronize runs`);
+    assert.equal(replayed.length, live.length);
+    const strip = (r: Record<string, unknown>): Record<string, unknown> => {
+      const { step: _step, ...rest } = r;
+      return rest;
+    };
+    assert.deepEqual(replayed.map(strip), live.map(strip));
+    assert.equal(live.flatMap((r) => (r["evictions"] as unknown[] | undefined) ?? []).length, 2);
+  });
+
+  test("Eviction API: a PodDisruptionBudget that blocks is a failed kill (retried, reported, no crash); once it allows, the pod is evicted once", async () => {
+    const server = await startFakeApiServer();
+    server.blockEvictions({ name: "scraper-pdb", desiredHealthy: 2, currentHealthy: 2 });
+    const w = await startWatch("eviction-api", server);
+    try {
+      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      refresh(w.server, 100 * MiB);
+      const failed = await until("a failed eviction", () => w.lines.find((l) => l.msg.startsWith("failed to evict ")));
+      assert.match(String(failed.fields["err"]), /scraper-pdb|disruption budget/i);
+      assert.ok(w.server.requests.filter((r) => r.path.endsWith("/eviction")).length >= 3, "the blocked eviction was retried");
+      w.server.allowEvictions();
+      refresh(w.server, 100 * MiB);
+      await until("an eviction through the API", () => w.lines.find((l) => l.msg.startsWith("evicted ")), 5000).catch((e: unknown) => {
+        console.error(w.lines.slice(-15).map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.fields)}`).join("\n"));
+        throw e;
+      });
+      const evictionPosts = w.server.requests.filter((r) => r.path.endsWith("/eviction"));
+      const body = evictionPosts.at(-1)?.json as { apiVersion: string; kind: string; deleteOptions: { preconditions: { uid: string } } };
+      assert.deepEqual([body.apiVersion, body.kind], ["policy/v1", "Eviction"]);
+      assert.equal(w.server.requests.filter((r) => r.method === "DELETE").length, 0, "the Eviction API deletes, not evictd");
+    } finally {
+      await w.stop();
+    }
+  });
+});
