@@ -206,6 +206,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     layout,
     housekeepingIntervalMs: spec.housekeepingIntervalMs,
     resyncAfterEviction: !options.dryRun,
+    rearmEverySample: true,
     stats,
     pods,
     wake,

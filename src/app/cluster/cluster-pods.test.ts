@@ -1,0 +1,178 @@
+// The cluster PodsPort and its informer, against an in-memory ClusterNodePort: what each API answer
+// means for an eviction, one eviction per pod, and list/watch/relist.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { IssueList } from "../../core/issues.js";
+import { decodePod } from "../../core/pod/decode-pod.js";
+import type { ClockPort, FailedPodStatus, LoggerPort } from "../daemon/ports.js";
+import { ClusterPods, EvictionRefusedError, type EnforceMode } from "./cluster-pods.js";
+import { NodePodSet } from "./node-pod-set.js";
+import { WatchExpiredError, type ClusterNodePort, type PodEvent, type PodRef, type WriteOutcome } from "./ports.js";
+
+const rawPod = (name: string, uid: string, phase = "Running"): Record<string, unknown> => ({
+  metadata: { name, namespace: "default", uid, resourceVersion: "1" },
+  spec: { containers: [{ name: "c" }] },
+  status: { phase },
+});
+
+class FakeApi implements ClusterNodePort {
+  readonly nodeName = "n1";
+  readonly describe = "fake";
+  pods: unknown[] = [];
+  calls: string[] = [];
+  answers: Partial<Record<"patch" | "event" | "delete" | "evict", WriteOutcome | Error>> = {};
+  lists = 0;
+  watches: ((onEvent: (e: PodEvent) => void, signal: AbortSignal) => Promise<void>)[] = [];
+  summary(): Promise<unknown> {
+    return Promise.resolve({});
+  }
+  kubeletConfig(): Promise<unknown> {
+    return Promise.resolve({});
+  }
+  node(): Promise<unknown> {
+    return Promise.resolve({});
+  }
+  listPods(): Promise<{ items: unknown[]; resourceVersion: string }> {
+    this.lists++;
+    return Promise.resolve({ items: [...this.pods], resourceVersion: String(this.lists * 10) });
+  }
+  watchPods(resourceVersion: string, onEvent: (e: PodEvent) => void, signal: AbortSignal): Promise<void> {
+    this.calls.push(`watch ${resourceVersion}`);
+    const next = this.watches.shift();
+    if (next === undefined) return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    return next(onEvent, signal);
+  }
+  private answer(kind: "patch" | "event" | "delete" | "evict", pod: PodRef): Promise<WriteOutcome> {
+    this.calls.push(`${kind} ${pod.name}`);
+    const a = this.answers[kind] ?? { kind: "done" };
+    return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
+  }
+  patchPodStatus(pod: PodRef): Promise<WriteOutcome> {
+    return this.answer("patch", pod);
+  }
+  createPodEvent(pod: PodRef): Promise<WriteOutcome> {
+    return this.answer("event", pod);
+  }
+  deletePod(pod: PodRef): Promise<WriteOutcome> {
+    return this.answer("delete", pod);
+  }
+  evictPod(pod: PodRef): Promise<WriteOutcome> {
+    return this.answer("evict", pod);
+  }
+}
+
+const clock: ClockPort = { now: () => 1000, sleep: () => Promise.resolve() };
+function logger(lines: string[]): LoggerPort {
+  return { info: (_f, m) => lines.push(`info ${m}`), warn: (_f, m) => lines.push(`warn ${m}`), error: (_f, m) => lines.push(`error ${m}`) };
+}
+const STATUS: FailedPodStatus = { phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory. ", conditions: [{ type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet" }] };
+
+async function setup(mode: EnforceMode): Promise<{ api: FakeApi; pods: ClusterPods; set: NodePodSet; lines: string[] }> {
+  const api = new FakeApi();
+  api.pods = [rawPod("a", "uid-a"), rawPod("b", "uid-b"), rawPod("done", "uid-done", "Succeeded")];
+  const lines: string[] = [];
+  const set = new NodePodSet({ api, clock, log: logger(lines) });
+  await set.list();
+  const pods = new ClusterPods({ api, pods: set, mode, clock, log: logger(lines), decode: (raw, issues) => decodePod(raw, "pod", issues), newIssues: () => new IssueList() });
+  return { api, pods, set, lines };
+}
+
+describe("ClusterPods", () => {
+  test("active pods: not terminal; the raw objects behind the answer are kept for the trace", async () => {
+    const { pods } = await setup("delete");
+    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/a", "default/b"]);
+    assert.deepEqual(pods.activeRaw.map((r) => (r as { metadata: { uid: string } }).metadata.uid), ["uid-a", "uid-b"]);
+  });
+
+  test("enforce: status, event, delete in that order; the pod stops being active at once and is cleaned up when gone from the API", async () => {
+    const { api, pods, set } = await setup("delete");
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined);
+    await pods.kill(a, 1, STATUS);
+    assert.deepEqual(api.calls, ["patch a", "event a", "delete a"]);
+    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/b"], "never chosen twice");
+    assert.equal(await pods.isCleanedUp(a), false, "still in the API: its containers may still hold memory");
+    set.apply({ type: "MODIFIED", pod: rawPod("a", "uid-a", "Failed") });
+    assert.equal(await pods.isCleanedUp(a), false, "Failed (our own status patch) is not gone");
+    set.apply({ type: "DELETED", pod: rawPod("a", "uid-a", "Failed") });
+    assert.equal(await pods.isCleanedUp(a), true);
+  });
+
+  test("a pod already gone (404 on the status patch) is done: no event, no delete", async () => {
+    const { api, pods } = await setup("delete");
+    api.answers.patch = { kind: "gone" };
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined);
+    const r = await pods.kill(a, 1, STATUS);
+    assert.equal(r.terminatedAt, 1000);
+    assert.deepEqual(api.calls, ["patch a"]);
+  });
+
+  test("a refused delete is a failed kill: it throws, and the pod may be chosen again", async () => {
+    const { api, pods } = await setup("delete");
+    api.answers.delete = { kind: "refused", status: 403, message: "pods \"a\" is forbidden" };
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined);
+    await assert.rejects(pods.kill(a, 1, STATUS), (e: unknown) => e instanceof EvictionRefusedError && /DELETE pod default\/a refused \(403\)/.test(e.message));
+    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/a", "default/b"]);
+  });
+
+  test("a failed event is logged, not fatal: the eviction goes on", async () => {
+    const { api, pods, lines } = await setup("delete");
+    api.answers.event = new Error("socket hang up");
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined);
+    await pods.kill(a, 1, STATUS);
+    assert.deepEqual(api.calls, ["patch a", "event a", "delete a"]);
+    assert.ok(lines.some((l) => l.startsWith("warn cannot create the event")));
+  });
+
+  test("Eviction API mode posts an eviction (no status patch, no delete); shadow mode writes nothing", async () => {
+    const viaApi = await setup("eviction-api");
+    const [a] = viaApi.pods.activePods();
+    assert.ok(a !== undefined);
+    await viaApi.pods.kill(a, 1, STATUS);
+    assert.deepEqual(viaApi.api.calls, ["evict a", "event a"]);
+
+    const shadow = await setup("shadow");
+    const [s] = shadow.pods.activePods();
+    assert.ok(s !== undefined);
+    await shadow.pods.kill(s, 1, STATUS);
+    assert.deepEqual(shadow.api.calls, []);
+    assert.ok(shadow.lines.some((l) => l.startsWith("info shadow mode: would evict default/a")));
+    assert.deepEqual(shadow.pods.activePods().map((p) => p.key), ["default/a", "default/b"], "nothing happened to it");
+    assert.deepEqual([await shadow.pods.containerGC(), await shadow.pods.imageGC()].map((r) => r.freedBytes), [0, 0]);
+  });
+});
+
+describe("NodePodSet", () => {
+  test("lists, watches from the list's version, applies events, relists on 410 and backs off on errors", async () => {
+    const api = new FakeApi();
+    api.pods = [rawPod("a", "uid-a")];
+    const lines: string[] = [];
+    const sleeps: number[] = [];
+    const set = new NodePodSet({ api, clock: { now: () => 0, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) }, log: logger(lines), backoff: { minMs: 100, maxMs: 400 } });
+    const controller = new AbortController();
+    api.watches = [
+      (onEvent) => {
+        onEvent({ type: "ADDED", pod: rawPod("b", "uid-b") });
+        onEvent({ type: "DELETED", pod: rawPod("a", "uid-a") });
+        return Promise.resolve(); // the server ended the watch: resume from the last version
+      },
+      () => Promise.reject(new WatchExpiredError("too old")),
+      () => Promise.reject(new Error("connection reset")),
+      () => Promise.reject(new Error("connection reset")),
+      () => {
+        controller.abort();
+        return Promise.resolve();
+      },
+    ];
+    const run = set.run(controller.signal);
+    await set.waitForSync();
+    await run;
+    assert.deepEqual(api.calls, ["watch 10", "watch 1", "watch 20", "watch 30", "watch 40"]);
+    assert.equal(api.lists, 4, "first list, relist after 410, relist after each failure");
+    assert.deepEqual(sleeps, [100, 200], "backs off, doubling");
+    assert.ok(lines.some((l) => l === "info pod watch expired: listing again"));
+  });
+});

@@ -1,0 +1,65 @@
+// The trace recorder's lines: a valid JSONL scenario after every line, pod arrivals and departures
+// as the replay applies them, exact integers, strictly increasing `at`.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { EXACT_INT_PREFIX } from "../../core/summary/exact-integer.js";
+import { TraceRecorder } from "./trace-recorder.js";
+
+const pod = (name: string, uid: string): Record<string, unknown> => ({ metadata: { name, namespace: "ns", uid }, spec: { containers: [{ name: "c" }] } });
+const START = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
+
+function record(evictedPods: "remove" | "keep"): { lines: string[]; r: TraceRecorder } {
+  const lines: string[] = [];
+  const r = new TraceRecorder({ start: START, config: { evictionHard: { "memory.available": "100Mi" } }, flags: [], evictedPods, pods: [pod("a", "1"), pod("b", "2")] }, (l) => lines.push(l));
+  return { lines, r };
+}
+
+describe("TraceRecorder", () => {
+  test("header first, whole lines, uint64 kept, at as a Go duration", () => {
+    const { lines, r } = record("remove");
+    assert.equal(lines.length, 1);
+    assert.deepEqual(JSON.parse(lines[0] ?? ""), {
+      start: "2026-11-21T12:00:00.250Z",
+      config: { evictionHard: { "memory.available": "100Mi" } },
+      evictedPods: "remove",
+      pods: [pod("a", "1"), pod("b", "2")],
+    });
+    r.step({ now: START + 10_003, summary: { node: { fs: { inodesFree: `${EXACT_INT_PREFIX}18446744073709551615` } } }, activePods: [pod("a", "1"), pod("b", "2")] });
+    assert.ok(lines.every((l) => l.endsWith("\n") && !l.slice(0, -1).includes("\n")));
+    assert.equal(lines[1], '{"at":"10.003s","summary":{"node":{"fs":{"inodesFree":18446744073709551615}}}}\n');
+  });
+
+  test("arrivals and departures between samples; a re-created pod (new uid, same name) leaves and comes back", () => {
+    const { lines, r } = record("remove");
+    r.step({ now: START, summary: {}, activePods: [pod("a", "1"), pod("b", "2")] });
+    r.step({ now: START + 10_000, summary: {}, activePods: [pod("b", "2"), pod("c", "3")] });
+    r.step({ now: START + 20_000, summary: {}, activePods: [pod("b", "2-new"), pod("c", "3")] });
+    const steps = lines.slice(1).map((l) => JSON.parse(l) as { at: string; removePods?: string[]; addPods?: { metadata: { uid: string } }[] });
+    assert.deepEqual(steps.map((s) => [s.at, s.removePods ?? [], (s.addPods ?? []).map((p) => p.metadata.uid)]), [
+      ["0s", [], []],
+      ["10s", ["ns/a"], ["3"]],
+      ["20s", ["ns/b"], ["2-new"]],
+    ]);
+  });
+
+  test("pods the replay removes itself (evicted, kill went through) are not removed again; kill failures are written", () => {
+    const { lines, r } = record("remove");
+    r.step({ now: START, summary: {}, activePods: [pod("a", "1"), pod("b", "2")], evicted: ["1"] });
+    r.step({ now: START + 1, summary: {}, activePods: [pod("b", "2")], killFailures: ["ns/b"] });
+    const steps = lines.slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(steps[1], { at: "1ms", summary: {}, killFailures: ["ns/b"] });
+
+    // Shadow mode (keep): an evicted pod stays active in the replay, so it is not special.
+    const shadow = record("keep");
+    shadow.r.step({ now: START, summary: {}, activePods: [pod("a", "1"), pod("b", "2")], evicted: ["1"] });
+    shadow.r.step({ now: START + 5, summary: {}, activePods: [pod("b", "2")] });
+    assert.deepEqual((JSON.parse(shadow.lines[2] ?? "") as { removePods: string[] }).removePods, ["ns/a"]);
+  });
+
+  test("at increases strictly, even for two samples in one millisecond", () => {
+    const { lines, r } = record("remove");
+    r.step({ now: START + 5, summary: {}, activePods: [] });
+    r.step({ now: START + 5, summary: {}, activePods: [] });
+    assert.deepEqual(lines.slice(1).map((l) => (JSON.parse(l) as { at: string }).at), ["5ms", "6ms"]);
+  });
+});
