@@ -35,6 +35,7 @@ import {
   waitUntil,
 } from "../test/e2e/daemon-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
+import { Prng } from "./prng.js";
 import { parseRampNotes, rampPodCommand } from "./ramp-pod.js";
 
 type Mode = "notify" | "poll";
@@ -60,6 +61,8 @@ interface Trial {
   readonly reactionMs?: number;
   /** The daemon's wake (notification or tick) → SIGTERM, ms, from its eviction log line. */
   readonly daemonReactionMs?: number;
+  /** What woke the loop for the eviction: the memcg notification, the working-set poller, or the tick. */
+  readonly wake?: string;
   readonly evictedPods: readonly string[];
   readonly oomKills: number;
 }
@@ -111,6 +114,15 @@ async function startNode(mode: Mode): Promise<{ node: TestNode; daemon: Daemon }
   return { node, daemon };
 }
 
+/**
+ * In poll mode each trial starts after a seeded random pause within one housekeeping interval: otherwise
+ * every trial would start at the same point of the polling loop's 10 s cycle (the loop looks again
+ * right after each eviction), and polling's delay would be one fixed number instead of the uniform
+ * 0–10 s it is on a real node.
+ */
+const phase = new Prng(20261121);
+const HOUSEKEEPING_MS = 10_000;
+
 async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number, index: number): Promise<Trial> {
   const name = `ramp-${mode}-${rate}-${index}`;
   const key = `default/${name}`;
@@ -135,6 +147,7 @@ async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number
       },
     ],
   });
+  if (mode === "poll") await sleep(Math.floor(phase.next() * HOUSEKEEPING_MS));
   await node.addPod(manifest);
   const final = await daemon.waitForStatus(
     `${key} to end`,
@@ -170,6 +183,7 @@ async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number
     outcome,
     ...(notes.crossAt !== undefined && notes.termAt !== undefined ? { reactionMs: notes.termAt - notes.crossAt } : {}),
     ...(typeof daemonReaction === "number" ? { daemonReactionMs: daemonReaction } : {}),
+    ...(typeof evictionLine?.["wake"] === "string" ? { wake: evictionLine["wake"] } : {}),
     evictedPods,
     oomKills,
   };
@@ -218,6 +232,14 @@ function cmdline(pid: number): string {
   }
 }
 
+/** Which source woke the loop, from the wake reason. */
+function wakeKind(reason: string): "working-set poller" | "memcg notification" | "housekeeping" | "other" {
+  if (reason.includes("(working set")) return "working-set poller";
+  if (reason.endsWith("crossed")) return "memcg notification";
+  if (reason === "housekeeping") return "housekeeping";
+  return "other";
+}
+
 interface Summary {
   readonly mode: Mode;
   readonly rate: number;
@@ -231,6 +253,8 @@ interface Summary {
   readonly kernelOomKills: number;
   readonly reactionMs: { readonly median: number; readonly p99: number; readonly max: number } | null;
   readonly daemonReactionMs: { readonly median: number; readonly p99: number; readonly max: number } | null;
+  /** How many evictions each wake source started. */
+  readonly wokenBy: Readonly<Record<string, number>>;
 }
 
 function stats(values: readonly number[]): Summary["reactionMs"] {
@@ -255,6 +279,10 @@ function summarize(mode: Mode, rate: number, trials: readonly Trial[]): Summary 
     kernelOomKills: trials.reduce((n, t) => n + t.oomKills, 0),
     reactionMs: stats(trials.flatMap((t) => (t.reactionMs !== undefined ? [t.reactionMs] : []))),
     daemonReactionMs: stats(trials.flatMap((t) => (t.daemonReactionMs !== undefined ? [t.daemonReactionMs] : []))),
+    wokenBy: trials.reduce<Record<string, number>>((acc, t) => {
+      if (t.wake !== undefined) acc[wakeKind(t.wake)] = (acc[wakeKind(t.wake)] ?? 0) + 1;
+      return acc;
+    }, {}),
   };
 }
 
@@ -289,7 +317,7 @@ async function main(): Promise<void> {
           const t = await runTrial(node, daemon, mode, rate, i);
           trials.push(t);
           process.stdout.write(
-            `  ${mode} ${rate} MiB/s #${i + 1}: ${t.outcome}${t.reactionMs !== undefined ? ` ${t.reactionMs.toFixed(1)} ms` : ""}` +
+            `  ${mode} ${rate} MiB/s #${i + 1}: ${t.outcome}${t.reactionMs !== undefined ? ` ${t.reactionMs.toFixed(1)} ms` : ""}${t.wake !== undefined ? ` (woken by ${wakeKind(t.wake)}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs} ms later` : ""})` : ""}` +
               `${t.evictedPods.length !== 1 ? ` evicted [${t.evictedPods.join(", ")}]` : ""}${t.oomKills > 0 ? ` oom ${t.oomKills}` : ""}\n`,
           );
         }
@@ -307,7 +335,7 @@ async function main(): Promise<void> {
   console.log();
   console.log(
     table(
-      ["mode", "MiB/s", "trials", "evicted", "OOM-killed", "pods evicted / needed", "over-evictions", "crossing→SIGTERM median ms", "p99", "max", "daemon wake→SIGTERM median", "p99"],
+      ["mode", "MiB/s", "trials", "evicted", "OOM-killed", "pods evicted / needed", "over-evictions", "crossing→SIGTERM median ms", "p99", "max", "daemon wake→SIGTERM median", "p99", "woken by"],
       summaries.map((s) => [
         s.mode,
         String(s.rate),
@@ -321,6 +349,7 @@ async function main(): Promise<void> {
         fmt(s.reactionMs?.max),
         fmt(s.daemonReactionMs?.median),
         fmt(s.daemonReactionMs?.p99),
+        Object.entries(s.wokenBy).map(([k, n]) => `${k} ${n}`).join(", "),
       ]),
     ),
   );

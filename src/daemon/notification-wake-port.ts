@@ -10,11 +10,17 @@ import type { MemoryStats, Threshold } from "../core/model.js";
 import { quantityValue } from "../core/quantity.js";
 import { memcgThreshold } from "../adapters/linux/notify/memcg-threshold-notifier.js";
 import type { ThresholdWakeSource, WakeSource } from "../adapters/linux/notify/wake-source.js";
+import type { WorkingSetPoller } from "../adapters/linux/notify/working-set-poller.js";
 
-/** One armed memory threshold: which engine threshold, and the notifier on the matching cgroup. */
+/**
+ * One armed memory threshold: which engine threshold, the kernel notifier on the matching cgroup
+ * (cgroup v1), and the working-set poller that catches what the notifier's stale inactive_file
+ * makes it late for (both, either, or on v2 only the poller).
+ */
 export interface MemoryThresholdSource {
   readonly threshold: Threshold;
-  readonly notifier: ThresholdWakeSource;
+  readonly notifier?: ThresholdWakeSource;
+  readonly poller?: WorkingSetPoller;
 }
 
 export interface NotificationWakePortOptions {
@@ -46,7 +52,12 @@ export class NotificationWakePort implements WakePort {
   }
 
   private all(): WakeSource[] {
-    return [...this.o.sources.map((s) => s.notifier), ...(this.o.others ?? [])];
+    const out: WakeSource[] = [];
+    for (const s of this.o.sources) {
+      if (s.notifier !== undefined) out.push(s.notifier);
+      if (s.poller !== undefined) out.push(s.poller);
+    }
+    return [...out, ...(this.o.others ?? [])];
   }
 
   private fire(w: Wake): void {
@@ -90,9 +101,13 @@ export class NotificationWakePort implements WakePort {
       if (s.threshold.value === undefined) continue;
       const capacity = memory.availableBytes + memory.workingSetBytes;
       const evictionQuantity = quantityValue(thresholdQuantity(s.threshold.value, capacity));
+      // Met when available < quantity, i.e. working set > capacity − quantity.
+      s.poller?.setLimit(capacity - evictionQuantity, evictionQuantity);
+      const notifier = s.notifier;
+      if (notifier === undefined) continue;
       const bytes = memcgThreshold({ capacity, workingSet: memory.workingSetBytes, usage: memory.usageBytes, evictionQuantity });
-      if (bytes <= 0n || bytes === s.notifier.thresholdBytes) continue;
-      s.notifier.rearm(bytes).catch((e: unknown) => this.o.onError?.(s.notifier.name, e));
+      if (bytes <= 0n || bytes === notifier.thresholdBytes) continue;
+      notifier.rearm(bytes).catch((e: unknown) => this.o.onError?.(notifier.name, e));
     }
   }
 

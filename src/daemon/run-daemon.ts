@@ -206,7 +206,6 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     layout,
     housekeepingIntervalMs: spec.housekeepingIntervalMs,
     resyncAfterEviction: !options.dryRun,
-    rearmEverySample: true,
     stats,
     pods,
     wake,
@@ -270,8 +269,11 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     await wake.stop();
     await server.close();
     if (options.cleanupOnExit === true) {
-      if (driver !== undefined) await driver.destroyNode();
-      else {
+      if (driver !== undefined) {
+        // The subtree is killed from outside the runtime: its containers must not be restarted.
+        runtime.stopRestarts();
+        await driver.destroyNode();
+      } else {
         // Without cgroups there is no subtree to kill at once: stop every pod's process group.
         const stopped = { phase: "Failed" as const, reason: "NodeShutdown", message: "The node is shutting down", conditions: [] };
         const kills = await Promise.all(runtime.activePods().map((p) => runtime.kill(p, 1, stopped)));

@@ -64,11 +64,11 @@ describe("planWakeSources", () => {
     const node = await driver.createNode(NODE);
     const plan = planWakeSources({ notifications: true, housekeepingIntervalMs: 10_000, thresholds: thresholds(), cgroups: { driver, node } });
     assert.deepEqual(
-      plan.thresholds.map((s) => [s.threshold.signal, s.threshold.gracePeriodMs === 0 ? "hard" : "soft", s.notifier.name.replace(base, "")]),
+      plan.thresholds.map((s) => [s.threshold.signal, s.threshold.gracePeriodMs === 0 ? "hard" : "soft", s.notifier?.name.replace(base, ""), s.poller?.name.replace(base, "")]),
       [
-        ["memory.available", "hard", "memcg-threshold:/memory/own/n"],
-        ["memory.available", "soft", "memcg-threshold:/memory/own/n"],
-        ["allocatableMemory.available", "hard", "memcg-threshold:/memory/own/n/pods"],
+        ["memory.available", "hard", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
+        ["memory.available", "soft", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
+        ["allocatableMemory.available", "hard", "memcg-threshold:/memory/own/n/pods", "working-set:/memory/own/n/pods"],
       ],
     );
     assert.equal(plan.others.length, 0);
@@ -84,7 +84,15 @@ describe("planWakeSources", () => {
     const driver = new CgroupV2Driver({ dir: own, pids: true }, host);
     const node = await driver.createNode(NODE);
     const plan = planWakeSources({ notifications: true, housekeepingIntervalMs: 10_000, thresholds: thresholds(), cgroups: { driver, node }, procStatus: "CapEff:\t0000000000000000\n" });
-    assert.equal(plan.thresholds.length, 0, "v2 has no memcg byte thresholds");
+    assert.deepEqual(
+      plan.thresholds.map((s) => [s.threshold.signal, s.notifier === undefined, s.poller?.name.replace(own, "")]),
+      [
+        ["memory.available", true, "working-set:/n"],
+        ["memory.available", true, "working-set:/n"],
+        ["allocatableMemory.available", true, "working-set:/n/pods"],
+      ],
+      "v2 has no memcg byte thresholds: the working set is polled instead",
+    );
     assert.deepEqual(
       plan.others.map((s) => s.name.replace(own, "")),
       ["psi:/n/memory.pressure", "memory-events:/n/memory.events", "memory-events:/n/pods/memory.events"],

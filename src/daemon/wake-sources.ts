@@ -14,6 +14,7 @@ import { MemcgThresholdNotifier } from "../adapters/linux/notify/memcg-threshold
 import { MemoryEventsWatcher } from "../adapters/linux/notify/memory-events-watcher.js";
 import { PsiTrigger } from "../adapters/linux/notify/psi-trigger.js";
 import type { WakeSource } from "../adapters/linux/notify/wake-source.js";
+import { WorkingSetPoller } from "../adapters/linux/notify/working-set-poller.js";
 import type { Threshold } from "../core/model.js";
 import type { MemoryThresholdSource } from "./notification-wake-port.js";
 
@@ -63,19 +64,31 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
       if (dir === undefined) continue;
       const kind = t.gracePeriodMs === 0 ? "hard" : "soft";
       const description = `${kind} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;
-      thresholds.push({ threshold: t, notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }) });
+      thresholds.push({
+        threshold: t,
+        notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }),
+        poller: new WorkingSetPoller({ cgroupDir: dir, api: "v1", description }),
+      });
     }
     return {
       thresholds,
       others: [],
       capabilities: [
         thresholds.length > 0
-          ? `kernel notifications: ${thresholds.length} memcg threshold(s) wake the loop at once`
+          ? `kernel notifications: ${thresholds.length} memcg threshold(s) wake the loop at once, and the working set is read every 25 ms near a threshold (250 ms otherwise) for what they miss`
           : `no memory eviction threshold to arm a memcg notification for: ${polling}`,
       ],
     };
   }
 
+  const thresholds: MemoryThresholdSource[] = [];
+  for (const t of o.thresholds) {
+    if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
+    const dir = driver.directories(t.signal === "memory.available" ? node.node : node.pods).memory;
+    if (dir === undefined) continue;
+    const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;
+    thresholds.push({ threshold: t, poller: new WorkingSetPoller({ cgroupDir: dir, api: "v2", description }) });
+  }
   const nodeFiles = driver.notifierFiles(node.node);
   const podsFiles = driver.notifierFiles(node.pods);
   const others: WakeSource[] = [];
@@ -96,8 +109,9 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   }
   if (podsFiles.api === "v2") others.push(new MemoryEventsWatcher({ path: podsFiles.memoryEventsFile }));
   lines.push("memory.events of the node and pods cgroups");
+  if (thresholds.length > 0) lines.push(`the working set read every 25 ms near ${thresholds.length} memory threshold(s) (250 ms otherwise)`);
   return {
-    thresholds: [],
+    thresholds,
     others,
     capabilities: [
       `kernel notifications (cgroup v2, no memcg byte thresholds exist): ${lines.join("; ")} wake the loop; between wakes ${polling}`,

@@ -413,6 +413,15 @@ export class ProcessPodRuntime implements PodsPort {
   }
 
   /**
+   * The node is being torn down: containers that exit from now on are not restarted (and no
+   * back-off is announced for them). Part of {@link close}; called first when the daemon kills
+   * every pod on its way out.
+   */
+  stopRestarts(): void {
+    this.#closing.abort();
+  }
+
+  /**
    * Stops timers and polls and flushes status writes; processes keep running (the next daemon
    * adopts them). The runtime must not be used afterwards.
    */

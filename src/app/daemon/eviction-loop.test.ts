@@ -165,21 +165,6 @@ describe("EvictionLoop", () => {
     }
   });
 
-  test("kernel thresholds: re-armed when the engine asks (every 10 s, upstream), or from every sample when told to", async () => {
-    for (const everySample of [false, true]) {
-      const clock = new ManualClock();
-      const node = new FakeNode(pods(), clock); // 3 × 300Mi: no pressure
-      let rearms = 0;
-      const wake: WakePort = { next: (ms, signal) => noWake.next(ms, signal), rearm: () => rearms++ };
-      const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, rearmEverySample: everySample, stats: node, pods: node, wake, clock, log: quiet });
-      for (let i = 0; i < 5; i++) {
-        await loop.runOnce({ reason: "timer", at: clock.now(), notification: false });
-        clock.t += 1000;
-      }
-      assert.equal(rearms, everySample ? 5 : 1, `rearmEverySample ${everySample}`);
-    }
-  });
-
   test("cleanup wait is bounded", async () => {
     const clock = new ManualClock();
     const node = new FakeNode([...pods(), ...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList())], clock);

@@ -53,13 +53,6 @@ export interface EvictionLoopOptions {
    * do nothing (dry run, shadow mode): nothing would have changed, and the loop would spin.
    */
   readonly resyncAfterEviction?: boolean;
-  /**
-   * Re-arm kernel thresholds from every sample, not only when the engine asks (upstream: at most
-   * every 10 s). A threshold computed from an older inactive_file figure fires early or late; one
-   * that fired early, with nothing re-armed, stays silent through the real crossing until the next
-   * refresh. Re-arming is one write to cgroup.event_control when the value changed.
-   */
-  readonly rearmEverySample?: boolean;
 }
 
 export class EvictionLoop {
@@ -116,10 +109,11 @@ export class EvictionLoop {
       this.state = result.state;
       report = result.report;
     }
-    if (sample !== undefined && (report.updateNotifiers || this.o.rearmEverySample === true)) this.o.wake.rearm(sample);
-
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
+    // After the kills: registering a memcg threshold waits for an RCU grace period in the kernel
+    // (measured here: 10–30 ms), and the pod that must go should not wait for that.
+    if (sample !== undefined && report.updateNotifiers) this.o.wake.rearm(sample);
     const step: LoopStep = { wake, now, sample, ...(afterReclaim !== undefined ? { afterReclaim } : {}), report, evictions, state: this.state };
     this.o.onStep?.(step);
     return step;
