@@ -18,7 +18,10 @@ function unprivilegedWrapper(): readonly string[] | string {
   if (!existsSync(join(REPO_ROOT, "dist", "src", "cli", "main.js"))) return "evictd is not built: run `npm run build` first";
   if (process.getuid?.() !== 0) return [];
   if (spawnSync("setpriv", ["--version"]).status !== 0) return "running as root and setpriv (util-linux) is missing, so root cannot be dropped";
-  return ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all"];
+  // nobody, with one capability kept: CAP_DAC_READ_SEARCH, to read the checkout wherever it is (a
+  // clone under a private temp dir is not readable by nobody otherwise). It grants no write
+  // access: the cgroup hierarchy stays out of reach, which is what this suite is about.
+  return ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search"];
 }
 
 const wrapper = unprivilegedWrapper();

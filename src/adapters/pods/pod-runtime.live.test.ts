@@ -209,7 +209,7 @@ for (const mode of modes) {
   - name: app
     command: [sh, -c, 'echo hi; echo "scratch=$EVICTD_VOLUME_SCRATCH"; echo "home=$HOME"; exec sleep 30']
   - name: side
-    command: [sh, -c, 'echo hi; sleep 30']
+    command: [sh, -c, 'echo hi; exec sleep 30']
     resources: { limits: { memory: 64Mi } }
 `,
       );
