@@ -147,4 +147,37 @@ describe("cluster commands", () => {
       await server.close();
     }
   });
+
+  test("watch: JSON log lines, /healthz and /status on --listen, shadow mode by default, exit 0 on SIGTERM", async () => {
+    const { server, node, dir } = await fixture();
+    try {
+      const decisions = path.join(dir, "decisions.jsonl");
+      const child = spawn(process.execPath, [EVICTD_BIN, "watch", ...node, "--interval", "200ms", "--listen", "127.0.0.1:0", "--decision-log", decisions], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      let url: string | undefined;
+      for (let i = 0; i < 200 && url === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const line = stdout.split("\n").find((l) => l.includes("evictd watching node"));
+        if (line !== undefined) url = (JSON.parse(line) as { url: string }).url;
+      }
+      assert.ok(url !== undefined, `no "evictd watching" line: ${stdout}${stderr}`);
+      assert.equal(await (await fetch(`${url}/healthz`)).text(), "ok");
+      const status = (await (await fetch(`${url}/status`)).json()) as { node: { name: string }; capabilities: string[] };
+      assert.equal(status.node.name, "datagen-1-35");
+      assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
+      for (let i = 0; i < 100 && (await readFile(decisions, "utf8").catch(() => "")).split("\n").length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0, stderr);
+      const lines = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { msg: string });
+      assert.ok(lines.some((l) => l.msg === "evictd watch stopped"));
+      assert.ok((await readFile(decisions, "utf8")).split("\n").filter((l) => l !== "").length >= 2);
+      assert.deepEqual(server.requests.filter((r) => r.method !== "GET").map((r) => r.path), [], "shadow mode writes nothing");
+    } finally {
+      await server.close();
+    }
+  });
 });
