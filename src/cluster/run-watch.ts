@@ -18,8 +18,8 @@ import type { DaemonSnapshot, PodStatusView } from "../app/daemon/snapshot.js";
 import { IssueList } from "../core/issues.js";
 import { decodePod } from "../core/pod/decode-pod.js";
 import { podQos } from "../core/pod/qos.js";
-import { explainRanking } from "../core/rank/explain-ranking.js";
-import { podStatsLookup } from "../core/rank/pod-stats-lookup.js";
+import { isTerminalPhase } from "../core/pod/terminal-phase.js";
+import { currentRanking } from "../core/rank/explain-ranking.js";
 import { decodeSummary } from "../core/summary/decode-summary.js";
 import { detectFilesystemLayout } from "../core/summary/detect-layout.js";
 import { startHttpServer } from "../daemon/http-server.js";
@@ -122,10 +122,11 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   }
 
   let lastStep: LoopStep | undefined;
+  // Decoded through the pods port's cache: each pod object is decoded once, not once per look.
   const podViews = (): PodStatusView[] => {
     const out: PodStatusView[] = [];
     for (const raw of podSet.all()) {
-      const pod = decode(raw, new IssueList());
+      const pod = pods.podOf(raw);
       if (pod === undefined) continue;
       const status = (raw as { status?: { reason?: unknown; message?: unknown; conditions?: unknown } }).status;
       out.push({
@@ -143,10 +144,9 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   const snapshot = (): DaemonSnapshot => {
     const report = lastStep?.report;
     const sample = lastStep?.sample;
-    const met = report?.actedOn?.signal ?? report?.thresholdsMet[0]?.signal ?? "memory.available";
     const views = podViews();
-    const active = views.filter((v) => v.phase !== "Succeeded" && v.phase !== "Failed").map((v) => v.pod);
-    const order = sample === undefined ? undefined : explainRanking(met, layout, active, podStatsLookup(sample.summary));
+    const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
+    const ranking = currentRanking(report, layout, active, sample?.summary);
     return {
       node: { name: api.nodeName, listen: o.listen, eviction: settings.config },
       startedAt,
@@ -156,7 +156,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       ...(report !== undefined ? { lastReport: report } : {}),
       ...(sample !== undefined ? { summary: sample.raw } : {}),
       pods: views,
-      ...(order !== undefined ? { ranking: { signal: met, order } } : {}),
+      ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
       evictionCounts: journal.evictionCounts,
     };

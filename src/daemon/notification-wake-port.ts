@@ -5,10 +5,8 @@
  * the engine asks for; a wake that arrives while the loop is busy is kept for its next wait.
  */
 import type { StatsSample, Wake, WakePort } from "../app/daemon/ports.js";
-import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
-import type { MemoryStats, Threshold } from "../core/model.js";
-import { quantityValue } from "../core/quantity.js";
-import { memcgThreshold } from "../adapters/linux/notify/memcg-threshold-notifier.js";
+import { memoryThresholdArming } from "../core/engine/memory-threshold-arming.js";
+import type { Threshold } from "../core/model.js";
 import type { ThresholdWakeSource, WakeSource } from "../adapters/linux/notify/wake-source.js";
 import type { WorkingSetPoller } from "../adapters/linux/notify/working-set-poller.js";
 
@@ -92,24 +90,15 @@ export class NotificationWakePort implements WakePort {
 
   rearm(sample: StatsSample): void {
     for (const s of this.o.sources) {
-      const memory: MemoryStats | undefined =
-        s.threshold.signal === "allocatableMemory.available"
-          ? sample.summary.node.systemContainers.find((c) => c.name === "pods")?.memory
-          : sample.summary.node.memory;
-      // The kubelet refuses to arm from incomplete stats ("summary was incomplete").
-      if (memory?.availableBytes === undefined || memory.workingSetBytes === undefined || memory.usageBytes === undefined) continue;
-      if (s.threshold.value === undefined) continue;
-      const capacity = memory.availableBytes + memory.workingSetBytes;
-      const evictionQuantity = quantityValue(thresholdQuantity(s.threshold.value, capacity));
-      // Met when available < quantity, i.e. working set > capacity − quantity.
-      s.poller?.setLimit(capacity - evictionQuantity, evictionQuantity);
+      const arming = memoryThresholdArming(s.threshold, sample.summary);
+      if (arming === undefined) continue;
+      s.poller?.setLimit(arming.workingSetLimit, arming.evictionQuantity);
       const notifier = s.notifier;
-      if (notifier === undefined) continue;
-      const bytes = memcgThreshold({ capacity, workingSet: memory.workingSetBytes, usage: memory.usageBytes, evictionQuantity });
-      if (bytes <= 0n || bytes === notifier.thresholdBytes) continue;
-      notifier.rearm(bytes).catch((e: unknown) => this.o.onError?.(notifier.name, e));
+      if (notifier === undefined || arming.usageThreshold <= 0n || arming.usageThreshold === notifier.thresholdBytes) continue;
+      notifier.rearm(arming.usageThreshold).catch((e: unknown) => this.o.onError?.(notifier.name, e));
     }
   }
+
 
   async stop(): Promise<void> {
     await Promise.all(this.all().map((s) => s.stop()));

@@ -25,8 +25,7 @@ import { admitPod, rejectedPodStatus } from "../core/admission.js";
 import { IssueList, type Issue } from "../core/issues.js";
 import type { FilesystemLayout } from "../core/model.js";
 import { parseNodeSpec, type NodeSpec } from "../core/node/node-spec.js";
-import { explainRanking } from "../core/rank/explain-ranking.js";
-import { podStatsLookup } from "../core/rank/pod-stats-lookup.js";
+import { currentRanking } from "../core/rank/explain-ranking.js";
 import { decodeSummary } from "../core/summary/decode-summary.js";
 import { InputError } from "../errors.js";
 import { DaemonMetrics } from "./metrics.js";
@@ -183,9 +182,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
 
   const snapshot = (): DaemonSnapshot => {
     const report = lastStep?.report;
-    const summary = lastSample?.summary;
-    const met = report?.actedOn?.signal ?? report?.thresholdsMet[0]?.signal ?? "memory.available";
-    const order = summary === undefined ? undefined : explainRanking(met, layout, runtime.activePods(), podStatsLookup(summary));
+    const ranking = currentRanking(report, layout, runtime.activePods(), lastSample?.summary);
     return {
       node: spec,
       startedAt,
@@ -195,7 +192,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       ...(report !== undefined ? { lastReport: report } : {}),
       ...(lastSample !== undefined ? { summary: lastSample.raw } : {}),
       pods: runtime.statusViews(),
-      ...(order !== undefined ? { ranking: { signal: met, order } } : {}),
+      ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
       evictionCounts: journal.evictionCounts,
     };

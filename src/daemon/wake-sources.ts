@@ -56,39 +56,35 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   if (o.cgroups === undefined) return { thresholds: [], others: [], capabilities: [`no kernel memory notifications without cgroups: ${polling}`] };
   const { driver, node } = o.cgroups;
 
-  if (driver.api === "v1") {
-    const thresholds: MemoryThresholdSource[] = [];
-    for (const t of o.thresholds) {
-      if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
-      const dir = driver.directories(t.signal === "memory.available" ? node.node : node.pods).memory;
-      if (dir === undefined) continue;
-      const kind = t.gracePeriodMs === 0 ? "hard" : "soft";
-      const description = `${kind} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;
-      thresholds.push({
-        threshold: t,
-        notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }),
-        poller: new WorkingSetPoller({ cgroupDir: dir, api: "v1", description }),
-      });
-    }
-    return {
-      thresholds,
-      others: [],
-      capabilities: [
-        thresholds.length > 0
-          ? `kernel notifications: ${thresholds.length} memcg threshold(s) wake the loop at once, and the working set is read every 25 ms near a threshold (250 ms otherwise) for what they miss`
-          : `no memory eviction threshold to arm a memcg notification for: ${polling}`,
-      ],
-    };
-  }
-
+  // Every memory threshold gets a working-set poller on the cgroup it watches; on v1 also the
+  // memcg notification the kubelet arms (v2 has no byte thresholds).
+  const api = driver.api;
   const thresholds: MemoryThresholdSource[] = [];
   for (const t of o.thresholds) {
     if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
     const dir = driver.directories(t.signal === "memory.available" ? node.node : node.pods).memory;
     if (dir === undefined) continue;
     const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;
-    thresholds.push({ threshold: t, poller: new WorkingSetPoller({ cgroupDir: dir, api: "v2", description }) });
+    thresholds.push({
+      threshold: t,
+      ...(api === "v1" ? { notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }) } : {}),
+      poller: new WorkingSetPoller({ cgroupDir: dir, api, description }),
+    });
   }
+  const polled = `the working set is read every 25 ms near ${thresholds.length} memory threshold(s) (250 ms otherwise)`;
+
+  if (api === "v1") {
+    return {
+      thresholds,
+      others: [],
+      capabilities: [
+        thresholds.length > 0
+          ? `kernel notifications: ${thresholds.length} memcg threshold(s) wake the loop at once, and ${polled} for what they miss`
+          : `no memory eviction threshold to arm a memcg notification for: ${polling}`,
+      ],
+    };
+  }
+
   const nodeFiles = driver.notifierFiles(node.node);
   const podsFiles = driver.notifierFiles(node.pods);
   const others: WakeSource[] = [];
@@ -109,7 +105,7 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   }
   if (podsFiles.api === "v2") others.push(new MemoryEventsWatcher({ path: podsFiles.memoryEventsFile }));
   lines.push("memory.events of the node and pods cgroups");
-  if (thresholds.length > 0) lines.push(`the working set read every 25 ms near ${thresholds.length} memory threshold(s) (250 ms otherwise)`);
+  if (thresholds.length > 0) lines.push(polled);
   return {
     thresholds,
     others,

@@ -15,7 +15,7 @@ import { after, describe, test } from "node:test";
 import { connectClusterNode } from "../../src/adapters/kubernetes/index.js";
 import type { LoggerPort } from "../../src/app/daemon/ports.js";
 import { runWatch, type WatchOptions } from "../../src/cluster/run-watch.js";
-import { EVICTD_BIN, REPO_ROOT } from "../e2e/daemon-harness.js";
+import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../e2e/daemon-harness.js";
 import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from "./fake-api-server.js";
 
 const MiB = 1024 * 1024;
@@ -69,17 +69,8 @@ function refresh(server: FakeApiServer, memoryAvailableBytes?: number): void {
   });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** Polls `probe` every 25 ms until it gives a value (10 s unless told). */
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> => waitUntil(what, probe, timeoutMs, () => "", 25);
 
 interface Running {
   readonly server: FakeApiServer;

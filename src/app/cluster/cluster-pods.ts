@@ -60,30 +60,30 @@ export class ClusterPods implements PodsPort {
   activePods(): readonly Pod[] {
     const out: Pod[] = [];
     const raws: unknown[] = [];
-    const seen = new Set<string>();
     for (const raw of this.o.pods.active()) {
-      const id = podIdentity(raw);
-      if (id === undefined) continue;
-      seen.add(id.uid);
-      if (this.inFlight.has(id.uid)) continue;
-      const pod = this.decode(id.uid, raw);
-      if (pod === undefined) continue;
+      const pod = this.podOf(raw);
+      if (pod === undefined || this.inFlight.has(pod.uid)) continue;
       out.push(pod);
       raws.push(raw);
     }
-    for (const uid of this.decoded.keys()) if (!seen.has(uid)) this.decoded.delete(uid);
+    // Forget pods the API no longer has.
+    if (this.decoded.size > this.o.pods.size) {
+      for (const uid of this.decoded.keys()) if (this.o.pods.get(uid) === undefined) this.decoded.delete(uid);
+    }
     this.lastActiveRaw = raws;
     return out;
   }
 
-  private decode(uid: string, raw: unknown): Pod | undefined {
+  /** A raw pod decoded (API defaults applied), decoded once per version of the object. */
+  podOf(raw: unknown): Pod | undefined {
+    const uid = podIdentity(raw)?.uid;
+    if (uid === undefined) return undefined;
     const cached = this.decoded.get(uid);
     if (cached !== undefined && cached.raw === raw) return cached.pod;
     const issues = this.o.newIssues();
     const pod = this.o.decode(raw, issues);
     if (pod === undefined) {
-      const id = podIdentity(raw);
-      this.o.log.warn({ pod: id?.key, issues: issues.items.map((i) => `${i.path}: ${i.message}`) }, "pod does not decode; it is not considered");
+      this.o.log.warn({ pod: podIdentity(raw)?.key, issues: issues.items.map((i) => `${i.path}: ${i.message}`) }, "pod does not decode; it is not considered");
     }
     this.decoded.set(uid, { raw, pod });
     return pod;

@@ -9,15 +9,15 @@ import type { SyncReport } from "../../core/engine/types.js";
 import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
 import { podQos } from "../../core/pod/qos.js";
-import { explainRanking } from "../../core/rank/explain-ranking.js";
-import { podStatsLookup } from "../../core/rank/pod-stats-lookup.js";
+import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { NODE_CONDITIONS } from "../../core/signals.js";
 import { buildStatusView, type SignalView } from "../daemon/status-view.js";
 import { formatTime } from "../replay/records.js";
 import type { PodStatusView } from "../daemon/snapshot.js";
-import { isTerminalPhase, podIdentity } from "./node-pod-set.js";
+import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
+import { podIdentity } from "./node-pod-set.js";
 
 export interface ExplainInput {
   readonly nodeName: string;
@@ -94,8 +94,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
   const result = synchronize(input.config, INITIAL_STATE, { now: input.now, summary, activePods: active, layout });
   const ran = result.kind === "reclaim" ? result.resume({ summary, errors: {} }) : result;
   const report: SyncReport = ran.report;
-  const met = report.actedOn?.signal ?? report.thresholdsMet[0]?.signal ?? "memory.available";
-  const order = explainRanking(met, layout, active, podStatsLookup(summary));
+  const ranking = currentRanking(report, layout, active, summary);
   const view = buildStatusView({
     node: { name: input.nodeName, listen: { host: "", port: 0 }, eviction: input.config },
     startedAt: input.now,
@@ -104,7 +103,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
     conditions: ran.state.nodeConditions,
     lastReport: report,
     pods: views,
-    ...(order !== undefined ? { ranking: { signal: met, order } } : {}),
+    ...(ranking !== undefined ? { ranking } : {}),
     evictions: [],
     evictionCounts: {},
   });

@@ -4,6 +4,7 @@
  * version expired (410) is replaced by a fresh list, and failures back off and list again. The
  * raw v1 Pod objects are kept as the API sent them (recorded traces hold exactly those).
  */
+import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import type { ClockPort, LoggerPort } from "../daemon/ports.js";
 import { WatchExpiredError, type ClusterNodePort, type PodEvent } from "./ports.js";
 
@@ -22,11 +23,6 @@ export function podIdentity(raw: unknown): { uid: string; key: string; phase: st
     phase: typeof status?.phase === "string" ? status.phase : undefined,
     resourceVersion: typeof resourceVersion === "string" ? resourceVersion : undefined,
   };
-}
-
-/** Succeeded and Failed pods are done: the kubelet neither ranks nor evicts them. */
-export function isTerminalPhase(phase: string | undefined): boolean {
-  return phase === "Succeeded" || phase === "Failed";
 }
 
 export interface NodePodSetOptions {
@@ -69,6 +65,11 @@ export class NodePodSet {
   /** Pods that are neither Succeeded nor Failed. */
   active(): unknown[] {
     return this.all().filter((p) => !isTerminalPhase(podIdentity(p)?.phase));
+  }
+
+  /** How many pods the node has (terminal ones included). */
+  get size(): number {
+    return this.pods.size;
   }
 
   get(uid: string): unknown {

@@ -19,7 +19,7 @@ describe("TraceRecorder", () => {
     const { lines, r } = record("remove");
     assert.equal(lines.length, 1);
     assert.deepEqual(JSON.parse(lines[0] ?? ""), {
-      start: "2026-11-21T12:00:00.250Z",
+      start: "2026-11-21T12:00:00.25Z",
       config: { evictionHard: { "memory.available": "100Mi" } },
       evictedPods: "remove",
       pods: [pod("a", "1"), pod("b", "2")],

@@ -7,6 +7,7 @@
  */
 import { formatDurationMs } from "../../core/duration.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
+import { formatTime } from "../replay/records.js";
 import { podIdentity } from "./node-pod-set.js";
 
 export interface TraceHeader {
@@ -40,10 +41,6 @@ export interface TraceStep {
   readonly evicted?: readonly string[];
 }
 
-function rfc3339Millis(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 export class TraceRecorder {
   private readonly sink: (line: string) => void;
   private readonly start: number;
@@ -64,7 +61,7 @@ export class TraceRecorder {
     }
     sink(
       toExactJson({
-        start: rfc3339Millis(header.start),
+        start: formatTime(header.start),
         config: header.config,
         ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
         ...(header.node !== undefined ? { node: header.node } : {}),

@@ -4,6 +4,7 @@
  * grace-period bookkeeping, admission). Pure: no I/O; steps go in one at a time and outcomes are
  * handed to `emit` as they come.
  */
+import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import { admitPod, type AdmitResult } from "../../core/admission.js";
 import {
   effectiveGracePeriod,
@@ -60,7 +61,7 @@ export function planReplay(scenario: Scenario): ReplayPlan {
   return planFor(scenario, scenario.steps.find((s) => s.summary !== undefined)?.summary);
 }
 
-const isTerminal = (p: Pod): boolean => p.phase === "Succeeded" || p.phase === "Failed";
+const isTerminal = (p: Pod): boolean => isTerminalPhase(p.phase);
 const matches = (p: Pod, ref: string): boolean => p.key === ref || p.uid === ref;
 
 /**

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import type { ConnectClusterNodeOptions } from "../../adapters/kubernetes/index.js";
 import { durationToMs, parseGoDuration } from "../../core/duration.js";
 import type { Issue } from "../../core/issues.js";
+import { parseListenAddress } from "../../core/listen-address.js";
 
 export interface ClusterCliOptions {
   readonly node: string;
@@ -77,11 +78,8 @@ export function durationOption(name: string, value: string, issues: Issue[], min
 
 /** `host:port` (IPv6 in brackets); port 0 picks a free one. */
 export function listenOption(value: string, issues: Issue[]): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  const port = Number(m?.[3]);
-  if (m === null || !(port >= 0 && port <= 65535)) {
-    issues.push(issue("--listen", `expected host:port such as 127.0.0.1:9090, got ${JSON.stringify(value)}`));
-    return { host: "127.0.0.1", port: 0 };
-  }
-  return { host: m[1] ?? (m[2] === "" ? "0.0.0.0" : (m[2] ?? "127.0.0.1")), port };
+  const parsed = parseListenAddress(value);
+  if (!("error" in parsed)) return parsed;
+  issues.push(issue("--listen", parsed.error));
+  return { host: "127.0.0.1", port: 0 };
 }

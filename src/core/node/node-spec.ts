@@ -4,6 +4,7 @@
  * state, images and pod manifests live, the eviction settings, and the loop and HTTP settings.
  * Parsing is pure and collects every problem; reading files is the adapters' job.
  */
+import { parseListenAddress } from "../listen-address.js";
 import { buildEvictionConfig } from "../config/build-eviction-config.js";
 import { DurationError, durationToMs, parseGoDuration } from "../duration.js";
 import { IssueList, pathKey, type Issue } from "../issues.js";
@@ -136,13 +137,12 @@ function parseListen(v: unknown, issues: IssueList): { host: string; port: numbe
     issues.error("listen", "type", `expected "host:port" such as "127.0.0.1:10255", got ${show(v)}`);
     return fallback;
   }
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(v);
-  const port = m === null ? NaN : Number(m[3]);
-  if (m === null || port > 65535) {
-    issues.error("listen", "invalid", `expected "host:port" with a port from 0 to 65535, got ${show(v)}`);
+  const parsed = parseListenAddress(v);
+  if ("error" in parsed) {
+    issues.error("listen", "invalid", parsed.error);
     return fallback;
   }
-  return { host: m[1] ?? (m[2] === "" ? "127.0.0.1" : (m[2] ?? "127.0.0.1")), port };
+  return parsed;
 }
 
 export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {

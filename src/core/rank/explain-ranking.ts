@@ -3,12 +3,13 @@
  * looked at (stats or not, usage against request, priority, process count) for the signal being
  * reclaimed. Used by the replay table, and by the daemon's /status "who goes next and why".
  */
-import type { FilesystemLayout, Pod, Signal } from "../model.js";
+import type { SyncReport } from "../engine/types.js";
+import type { FilesystemLayout, NodeSummary, Pod, Signal } from "../model.js";
 import { isCriticalPod } from "../pod/critical.js";
 import { formatQuantity, quantityFromInt, quantityFromNanos } from "../quantity.js";
 import { SIGNALS } from "../signals.js";
 import type { RankCandidate } from "./comparators.js";
-import type { PodStatsLookup } from "./pod-stats-lookup.js";
+import { podStatsLookup, type PodStatsLookup } from "./pod-stats-lookup.js";
 import { rankCandidates } from "./rank-pods.js";
 
 export interface RankExplanation {
@@ -57,4 +58,20 @@ export function explainRanking(
       reason: critical ? `${reasonFor(signal, c)}; critical: never evicted` : reasonFor(signal, c),
     };
   });
+}
+
+/**
+ * "Who goes next": the order for the signal the last synchronize acted on, else the first one it
+ * found met, else memory (the order a node is most often asked about). Undefined without stats.
+ */
+export function currentRanking(
+  report: SyncReport | undefined,
+  layout: FilesystemLayout,
+  pods: readonly Pod[],
+  summary: NodeSummary | undefined,
+): { readonly signal: Signal; readonly order: RankExplanation[] } | undefined {
+  if (summary === undefined) return undefined;
+  const signal = report?.actedOn?.signal ?? report?.thresholdsMet[0]?.signal ?? "memory.available";
+  const order = explainRanking(signal, layout, pods, podStatsLookup(summary));
+  return order === undefined ? undefined : { signal, order };
 }

@@ -1,4 +1,4 @@
-/** Tests of the cgroup v1 threshold notifier: the pure threshold formula, then live memcg events on this machine. */
+/** Tests of the cgroup v1 threshold notifier: live memcg events on this machine (the formula is core/engine/memory-threshold-arming). */
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
 import { AdapterError } from "../../adapter-error.js";
 import { FdPoller } from "./fd-poller.js";
-import { memcgThreshold, MemcgThresholdNotifier } from "./memcg-threshold-notifier.js";
+import { MemcgThresholdNotifier } from "./memcg-threshold-notifier.js";
 import {
   makeScratchCgroup,
   medianMax,
@@ -23,48 +23,6 @@ import {
 
 const Mi = 1024n * 1024n;
 const Gi = 1024n * Mi;
-
-describe("memcgThreshold", () => {
-  // capacity − evictionQuantity + (usage − workingSet), upstream UpdateThreshold.
-  const cases = [
-    {
-      name: "no inactive file: the threshold is capacity minus the eviction quantity",
-      input: { capacity: 8n * Gi, workingSet: 6n * Gi, usage: 6n * Gi, evictionQuantity: 100n * Mi },
-      want: 8n * Gi - 100n * Mi,
-    },
-    {
-      name: "inactive file is added back because the kernel compares against usage",
-      input: { capacity: 8n * Gi, workingSet: 5n * Gi, usage: 7n * Gi, evictionQuantity: 100n * Mi },
-      want: 10n * Gi - 100n * Mi,
-    },
-    {
-      name: "10% of a 10 GiB node with 1 GiB inactive",
-      input: { capacity: 10n * Gi, workingSet: 3n * Gi, usage: 4n * Gi, evictionQuantity: Gi },
-      want: 10n * Gi,
-    },
-    {
-      name: "odd byte counts stay exact",
-      input: {
-        capacity: 1_000_000_007n,
-        workingSet: 123_456_789n,
-        usage: 223_456_790n,
-        evictionQuantity: 7n,
-      },
-      want: 1_100_000_001n,
-    },
-    {
-      name: "working set above usage gives the same signed result as upstream's int64 wrap",
-      input: { capacity: Gi, workingSet: 600n * Mi, usage: 500n * Mi, evictionQuantity: 100n * Mi },
-      want: Gi - 200n * Mi,
-    },
-    {
-      name: "eviction quantity above capacity goes negative (rearm refuses it)",
-      input: { capacity: Gi, workingSet: Gi, usage: Gi, evictionQuantity: 2n * Gi },
-      want: -Gi,
-    },
-  ];
-  for (const c of cases) test(c.name, () => assert.equal(memcgThreshold(c.input), c.want));
-});
 
 describe("MemcgThresholdNotifier arming errors", () => {
   test("a directory that is not a cgroup v1 memory cgroup is refused with a hint, leaking nothing", () => {

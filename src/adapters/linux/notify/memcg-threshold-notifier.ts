@@ -7,28 +7,6 @@ import { sharedFdPoller } from "./fd-poller.js";
 import type { FdPoller } from "./fd-poller.js";
 import type { ThresholdWakeSource, WakeErrorListener, WakeListener } from "./wake-source.js";
 
-/** Node memory statistics the threshold is derived from, in bytes (a summary's `node.memory`). */
-export interface MemcgThresholdInput {
-  /** Memory capacity; upstream derives it as available + working set. */
-  readonly capacity: bigint;
-  readonly workingSet: bigint;
-  readonly usage: bigint;
-  /** The eviction threshold resolved against capacity (a percentage already applied; min-reclaim ignored). */
-  readonly evictionQuantity: bigint;
-}
-
-/**
- * The `memory.usage_in_bytes` value at which the working set reaches the eviction threshold:
- * capacity − evictionQuantity + inactive_file, with inactive_file = usage − workingSet (upstream
- * `UpdateThreshold`). The kernel compares the threshold with usage, which includes inactive file
- * pages, so they are added back. Signed and exact: upstream's int64 conversion of the uint64
- * difference gives the same negative value when working set exceeds usage.
- */
-export function memcgThreshold(input: MemcgThresholdInput): bigint {
-  const inactiveFile = input.usage - input.workingSet;
-  return input.capacity - input.evictionQuantity + inactiveFile;
-}
-
 /** statfs(2) f_type of a cgroup v1 hierarchy and of cgroup2 (linux/magic.h). */
 const CGROUP_SUPER_MAGIC = 0x27e0eb;
 const CGROUP2_SUPER_MAGIC = 0x63677270;
