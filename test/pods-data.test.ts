@@ -1,5 +1,6 @@
 // Real pod lists (shared/data/pods-*.json): decode cleanly, recompute the QoS class each pod carries,
 // and find the critical pods.
+import { SHARED_DATA, SHARED_DATA_SKIP } from "./repo-paths.js";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import { containerOomScoreAdj } from "../src/core/pod/oom-score-adj.js";
 import { computePodQos } from "../src/core/pod/qos.js";
 import { podRequests } from "../src/core/pod/resources.js";
 
-const DATA = path.resolve(process.cwd(), "../shared/data");
+const DATA = SHARED_DATA;
 
 function load(file: string): { raw: unknown; pods: Pod[]; issues: IssueList } {
   const raw: unknown = JSON.parse(readFileSync(path.join(DATA, file), "utf8"));
@@ -73,7 +74,7 @@ const CRITICAL: Record<string, { critical: string[]; static: string[] }> = {
 };
 
 for (const file of Object.keys(CRITICAL)) {
-  describe(file, () => {
+  describe(file, { skip: SHARED_DATA_SKIP }, () => {
     const { raw, pods, issues } = load(file);
 
     test("every pod decodes without issues", () => {
@@ -100,7 +101,7 @@ for (const file of Object.keys(CRITICAL)) {
   });
 }
 
-describe("details of real pods", () => {
+describe("details of real pods", { skip: SHARED_DATA_SKIP }, () => {
   test("pods-3: the half-byte ephemeral-storage request decodes exactly", () => {
     const { pods } = load("pods-3.json");
     const cassandra = byName(pods, "cassandra-0");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import {
   CLI_SKIP,
+  SHARED_DATA_SKIP,
   DATA,
   evictedPods,
   exactInteger,
@@ -503,7 +504,7 @@ function thresholdConfig(
 
 // ---------------------------------------------------------------------------------------------
 
-describe("replay over the real data in /work/shared/data", { skip: CLI_SKIP }, () => {
+describe("replay over the real data in ../shared/data", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
   const scratch = scratchDir("replay-data");
   after(() => scratch.cleanup());
 

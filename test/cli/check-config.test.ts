@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import {
   CLI_SKIP,
+  SHARED_DATA_SKIP,
   DATA,
   FIXTURES,
   REPO_ROOT,
@@ -133,7 +134,7 @@ function checkConfigJson(args: string[]): { out: Json; warnings: string[] } {
   return { out: JSON.parse(lines[0] ?? "") as Json, warnings };
 }
 
-describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP }, () => {
+describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
   for (const [name, want] of Object.entries(EXPECTED)) {
     test(`${name}: the thresholds and settings a kubelet would use (json)`, () => {
       const file = join(DATA, name);
@@ -180,7 +181,7 @@ describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP }
   });
 });
 
-describe("evictd check-config with kubelet flags", { skip: CLI_SKIP }, () => {
+describe("evictd check-config with kubelet flags", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
   test("flags after -- apply over the file; --eviction-hard replaces the whole map", () => {
     const file = join(DATA, "kubeletconfig-1.yaml");
     const { out, warnings } = checkConfigJson([

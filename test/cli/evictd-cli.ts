@@ -5,31 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { REPO_ROOT, SHARED_DATA, SHARED_DATA_SKIP } from "../repo-paths.js";
 
-/** The evictd checkout: the nearest package.json named "evictd" above this file (src or dist). */
-function findRepoRoot(start: string): string {
-  let dir = start;
-  for (;;) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest)) {
-      const parsed = JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown };
-      if (parsed.name === "evictd") return dir;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no evictd package.json above ${start}`);
-    dir = parent;
-  }
-}
-
-export const REPO_ROOT = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
+export { REPO_ROOT };
 /** Fixtures stay in the source tree (tsc does not copy them to dist/). */
 export const FIXTURES = join(REPO_ROOT, "test", "fixtures");
 /** The shared real-world data set, a sibling of the checkout (read-only). */
-export const DATA = resolve(REPO_ROOT, "..", "shared", "data");
+export const DATA = SHARED_DATA;
+export { SHARED_DATA_SKIP };
 export const EXAMPLES = join(REPO_ROOT, "examples");
 
 /** Why the e2e suites are skipped, or false when the binary is built and can run. */

@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import {
   CLI_SKIP,
+  SHARED_DATA_SKIP,
   DATA,
   FIXTURES,
   REPO_ROOT,
@@ -174,7 +175,7 @@ function checkSummary5Step(step: Json, stepTime: string): void {
   assert.equal(observation(step, "imagefs.inodesFree").available, "18446744073709551615");
 }
 
-describe("evictd replay: the shared summary-5.json (uint64 max inodesFree)", { skip: CLI_SKIP }, () => {
+describe("evictd replay: the shared summary-5.json (uint64 max inodesFree)", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
   const scratch = scratchDir("summary5");
   after(() => scratch.cleanup());
 

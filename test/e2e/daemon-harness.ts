@@ -11,8 +11,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, posix } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, posix } from "node:path";
+import { REPO_ROOT } from "../repo-paths.js";
 
 // ---------------------------------------------------------------------------------------------
 // Whether the suites can run here
@@ -63,20 +63,7 @@ export function ownCgroupDirs(): OwnCgroupDirs {
   return { memory: dir("memory") ?? unified, pids: dir("pids") ?? unified, unified };
 }
 
-/** The evictd checkout: the nearest package.json named "evictd" above this file (in test/ or dist/test/). */
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "evictd"
-    )
-      return dir;
-    if (dirname(dir) === dir) throw new Error(`no evictd package.json above ${start}`);
-  }
-}
-
-export const REPO_ROOT = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
+export { REPO_ROOT };
 
 /** The built CLI. */
 export const EVICTD_BIN = join(REPO_ROOT, "bin", "evictd.js");

@@ -3,6 +3,7 @@
  * `explain` as JSON and as a table, clear refusals (403, unreachable, bad options), and `record`
  * interrupted with SIGINT, whose file `evictd replay` then runs unchanged.
  */
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -43,7 +44,7 @@ async function fixture(): Promise<{ server: FakeApiServer; dir: string; kubeconf
   return { server, dir, kubeconfig, node: ["--node", server.nodeName, "--kubeconfig", kubeconfig] };
 }
 
-describe("cluster commands", () => {
+describe("cluster commands", { skip: SHARED_DATA_SKIP }, () => {
   test("explain: signals against configz thresholds, conditions, and the ranking with reasons (JSON and table)", async () => {
     const { server, node } = await fixture();
     try {

@@ -1,6 +1,7 @@
 // Failures against the fake API server: what is retried (409, 429 with Retry-After, 5xx, reset
 // connections) and how long, what is final (401/403/404/422, a PDB that keeps blocking), and the
 // messages a user gets for each, for reads and writes.
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { PodRef, WriteOutcome } from "../../src/app/cluster/ports.js";
@@ -26,7 +27,7 @@ function refused(outcome: WriteOutcome): { status: number | undefined; message: 
   return outcome.kind === "refused" ? outcome : { status: undefined, message: "" };
 }
 
-describe("transient failures are retried with backoff", () => {
+describe("transient failures are retried with backoff", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -163,7 +164,7 @@ describe("transient failures are retried with backoff", () => {
   });
 });
 
-describe("aborting a read", () => {
+describe("aborting a read", { skip: SHARED_DATA_SKIP }, () => {
   test("an aborted signal stops a hanging request and the retries", async () => {
     const h = await startHarness();
     try {
@@ -187,7 +188,7 @@ describe("aborting a read", () => {
   });
 });
 
-describe("final answers are not retried", () => {
+describe("final answers are not retried", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -366,7 +367,7 @@ describe("final answers are not retried", () => {
   });
 });
 
-describe("an unreachable API server", () => {
+describe("an unreachable API server", { skip: SHARED_DATA_SKIP }, () => {
   test("reads throw kube-unreachable with the server URL and the socket error; writes are refused", async () => {
     const h = await startHarness();
     const url = h.server.url;

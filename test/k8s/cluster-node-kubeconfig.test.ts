@@ -1,6 +1,7 @@
 // How the adapter finds the cluster and its credentials, end to end against the fake API server:
 // context selection, KUBECONFIG, a TLS API server with its CA, and the in-cluster service account
 // (client-node's loadFromCluster with a path prefix pointing at a fake service-account directory).
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -32,7 +33,7 @@ async function withEnv(vars: Record<string, string | undefined>, body: () => Pro
   }
 }
 
-describe("kubeconfig and contexts (plain-http server)", () => {
+describe("kubeconfig and contexts (plain-http server)", { skip: SHARED_DATA_SKIP }, () => {
   let server: FakeApiServer;
   let dir: string;
   before(async () => {
@@ -166,7 +167,7 @@ describe("kubeconfig and contexts (plain-http server)", () => {
   });
 });
 
-describe("a TLS API server", () => {
+describe("a TLS API server", { skip: SHARED_DATA_SKIP }, () => {
   let server: FakeApiServer;
   let dir: string;
   before(async () => {

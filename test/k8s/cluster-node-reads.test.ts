@@ -1,5 +1,6 @@
 // The Kubernetes adapter's reads against the fake API server: Summary (exact uint64), configz, Node
 // and the pod list, through the API server proxy and straight from the kubelet (over TLS).
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -18,7 +19,7 @@ function field(value: unknown, ...keys: string[]): unknown {
   return v;
 }
 
-describe("reads through the API server proxy", () => {
+describe("reads through the API server proxy", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -115,7 +116,7 @@ describe("reads through the API server proxy", () => {
   });
 });
 
-describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", () => {
+describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ server: { summaryFile: "summary-5.json" } });
@@ -135,7 +136,7 @@ describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", 
   });
 });
 
-describe("reads straight from the kubelet (source: kubelet, TLS)", () => {
+describe("reads straight from the kubelet (source: kubelet, TLS)", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ server: { tls: true }, connect: { source: "kubelet" } });

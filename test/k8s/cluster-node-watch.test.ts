@@ -1,6 +1,7 @@
 // The pod watch against the fake API server: the request, event delivery (bookmarks swallowed,
 // other nodes' pods filtered by the server), the end of a watch, 410 in both forms, abort, a broken
 // stream and retries of the connect.
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { PodEvent } from "../../src/app/cluster/ports.js";
@@ -36,7 +37,7 @@ function watch(
   return { events, done: h.node.watchPods(rv, (e) => events.push(e), signal) };
 }
 
-describe("watchPods", () => {
+describe("watchPods", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ connect: { watchTimeoutSeconds: 120 } });

@@ -1,5 +1,6 @@
 // The adapter's writes against the fake API server: exactly what is sent (verb, path, content type,
 // body, token) and what comes back (done / gone), including a re-created pod under the same name.
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { EvictedPodStatus, PodRef } from "../../src/app/cluster/ports.js";
@@ -34,7 +35,7 @@ function freshPod(h: Harness, name: string): PodRef {
   return refOf(h.server.addPod(pod));
 }
 
-describe("writes", () => {
+describe("writes", { skip: SHARED_DATA_SKIP }, () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();

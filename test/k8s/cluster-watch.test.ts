@@ -5,6 +5,7 @@
  * PodDisruptionBudget; and the trace the loop records replays through `evictd replay` to exactly
  * the decisions the loop made.
  */
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -128,7 +129,7 @@ const writes = (s: FakeApiServer): RecordedRequest[] => s.requests.filter((r) =>
 const decisions = async (file: string): Promise<Record<string, unknown>[]> =>
   (await readFile(file, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe("evictd watch against a fake API server", () => {
+describe("evictd watch against a fake API server", { skip: SHARED_DATA_SKIP }, () => {
   test("shadow mode: logs and exports what it would evict, writes nothing to the API", async () => {
     const w = await startWatch("shadow");
     try {

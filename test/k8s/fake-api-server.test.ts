@@ -1,13 +1,14 @@
 // The fake API server itself, spoken to with plain fetch: authentication, the real payloads, field
 // selection, graceful deletion, preconditions, budgets, watches and injected failures. Other suites
 // trust it to behave like the API server in these respects.
+import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { SHARED_DATA, startFakeApiServer, type FakeApiServer } from "./fake-api-server.js";
 
-describe("fake API server", () => {
+describe("fake API server", { skip: SHARED_DATA_SKIP }, () => {
   let server: FakeApiServer;
   const call = (
     method: string,

@@ -40,15 +40,16 @@ import {
   tryJson,
 } from "./fake-responses.js";
 import { writeKubeconfig, type KubeconfigContext } from "./write-kubeconfig.js";
+import { REPO_ROOT, SHARED_DATA, SHARED_DATA_SKIP } from "../repo-paths.js";
 
 export { writeKubeconfig, type KubeconfigContext } from "./write-kubeconfig.js";
 export type { FakePod } from "./fake-cluster-state.js";
 export type { FailureRule, InjectedResponse, RecordedRequest } from "./fake-requests.js";
 
 /** shared/data, beside the repository (tests run from the repository root). */
-export const SHARED_DATA = path.resolve(process.cwd(), "../shared/data");
+export { SHARED_DATA, SHARED_DATA_SKIP };
 /** Test-only TLS material: a CA, a server certificate for 127.0.0.1/localhost signed by it, and an unrelated CA. */
-export const TLS_FIXTURES = path.resolve(process.cwd(), "test/k8s/fixtures/tls");
+export const TLS_FIXTURES = path.join(REPO_ROOT, "test/k8s/fixtures/tls");
 
 export interface FakeApiServerOptions {
   /** The bearer token every request must carry; default "evictd-test-token". */
@@ -148,8 +149,7 @@ export class FakeApiServer {
 
   /** Binds 127.0.0.1:0 and loads the data (the Node needs the port). */
   async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
-    this.#port = (this.#server.address() as AddressInfo).port;
+    // The data first: a server left listening after a failed load would keep the test process alive.
     const dir = this.#options.dataDir ?? SHARED_DATA;
     const summaryText = readFileSync(path.join(dir, this.#options.summaryFile ?? "summary-1.json"), "utf8");
     const podList = JSON.parse(
@@ -158,6 +158,8 @@ export class FakeApiServer {
     const config = parseYaml(
       readFileSync(path.join(dir, this.#options.kubeletConfigFile ?? "kubeletconfig-1.yaml"), "utf8"),
     ) as Record<string, unknown>;
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    this.#port = (this.#server.address() as AddressInfo).port;
     const node = kubeletStyleNode(
       this.nodeName,
       this.#options.nodeAddress ?? "127.0.0.1",
