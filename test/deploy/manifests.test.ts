@@ -8,29 +8,15 @@
  * manifests say. Nothing here talks to a cluster, and the chart is not rendered by helm.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import * as k8s from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
+import { REPO_ROOT } from "../repo-paths.js";
 
 type Json = Record<string, unknown>;
 
-/** The evictd checkout: the nearest package.json named "evictd" above this file (test/ or dist/test/). */
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (
-      existsSync(manifest) &&
-      (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "evictd"
-    )
-      return dir;
-    if (dirname(dir) === dir) throw new Error(`no evictd package.json above ${start}`);
-  }
-}
-
-const REPO_ROOT = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
 const DEPLOY = join(REPO_ROOT, "deploy");
 const CHART = join(DEPLOY, "helm", "evictd");
 
