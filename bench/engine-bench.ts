@@ -26,8 +26,8 @@ import {
   table,
   writeResults,
 } from "./bench-stats.js";
-import { nodeSnapshot } from "./generate-trace.js";
-import { MI } from "./trace-pods.js";
+import { nodeSnapshot } from "../tools/trace-generator/generate-trace.js";
+import { MI } from "../tools/trace-generator/trace-pods.js";
 
 type Path = "pressure" | "quiet";
 

@@ -41,7 +41,7 @@ import {
   type ContainerOptions,
   type Daemon,
   type StatusDoc,
-} from "../test/e2e/daemon-harness.js";
+} from "../test/harness/node-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 import { clockTicksPerSecond, cpuPercent, sampleProcess, type ProcSample } from "./proc-sampler.js";
 

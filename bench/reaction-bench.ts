@@ -33,9 +33,9 @@ import {
   sleep,
   TestNode,
   waitUntil,
-} from "../test/e2e/daemon-harness.js";
+} from "../test/harness/node-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
-import { Prng } from "./prng.js";
+import { Prng } from "../tools/trace-generator/prng.js";
 import { parseRampNotes, rampPodCommand } from "./ramp-pod.js";
 
 type Mode = "notify" | "poll";

@@ -34,11 +34,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configRecord, stepRecord } from "../src/app/replay/records.js";
 import { planReplay, Replayer, runReplay, type StepOutcome } from "../src/app/replay/run-replay.js";
-import { parseJsonExact } from "../src/adapters/json/parse-json-exact.js";
-import { describeReadError, readTextFile } from "../src/adapters/files/structured-file.js";
-import { linesOfChunks } from "../src/adapters/scenario/jsonl-lines.js";
-import { openScenarioFile } from "../src/adapters/scenario/open-scenario.js";
-import { loadScenarioText } from "../src/adapters/scenario/load-scenario.js";
+import { parseJsonExact } from "../src/formats/json/parse-json-exact.js";
+import { describeReadError, readTextFile } from "../src/formats/structured-file.js";
+import { linesOfChunks } from "../src/formats/scenario/jsonl-lines.js";
+import { openScenarioFile } from "../src/formats/scenario/open-scenario.js";
+import { loadScenarioText } from "../src/formats/scenario/load-scenario.js";
 import { IssueList, pathIndex } from "../src/core/issues.js";
 import { validateSummary } from "../src/core/summary/validate-summary.js";
 import {
@@ -51,7 +51,7 @@ import {
   table,
   writeResults,
 } from "./bench-stats.js";
-import { writeTraceFile, type Richness, type TraceFormat, type TraceInfo } from "./generate-trace.js";
+import { writeTraceFile, type Richness, type TraceFormat, type TraceInfo } from "../tools/trace-generator/generate-trace.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "bin", "evictd.js");

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { formatIssue } from "../core/issues.js";
-import { AdapterError } from "../adapters/adapter-error.js";
+import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
 import type { WatchCliOptions } from "./commands/watch.js";

@@ -1,5 +1,5 @@
 /**
- * `evictd check-config [FILE] [-- FLAGS]` end to end: the shared data set's kubelet configs print
+ * `evictd check-config [FILE] [-- FLAGS]` end to end: the real kubelet configs (test/fixtures/real-data) print
  * the thresholds a kubelet would run with (hand-derived from each file and kubelet-semantics §1),
  * flags apply over the file as the kubelet applies them, and bad configs exit 2 with line:column.
  */
@@ -9,7 +9,6 @@ import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import {
   CLI_SKIP,
-  SHARED_DATA_SKIP,
   DATA,
   FIXTURES,
   REPO_ROOT,
@@ -134,7 +133,7 @@ function checkConfigJson(args: string[]): { out: Json; warnings: string[] } {
   return { out: JSON.parse(lines[0] ?? "") as Json, warnings };
 }
 
-describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
+describe("evictd check-config on the real kubelet configs", { skip: CLI_SKIP }, () => {
   for (const [name, want] of Object.entries(EXPECTED)) {
     test(`${name}: the thresholds and settings a kubelet would use (json)`, () => {
       const file = join(DATA, name);
@@ -181,7 +180,7 @@ describe("evictd check-config on the shared kubelet configs", { skip: CLI_SKIP |
   });
 });
 
-describe("evictd check-config with kubelet flags", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
+describe("evictd check-config with kubelet flags", { skip: CLI_SKIP }, () => {
   test("flags after -- apply over the file; --eviction-hard replaces the whole map", () => {
     const file = join(DATA, "kubeletconfig-1.yaml");
     const { out, warnings } = checkConfigJson([

@@ -8,14 +8,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT, SHARED_DATA, SHARED_DATA_SKIP } from "../repo-paths.js";
+import { REPO_ROOT, REAL_DATA } from "../support/repo-paths.js";
 
 export { REPO_ROOT };
 /** Fixtures stay in the source tree (tsc does not copy them to dist/). */
 export const FIXTURES = join(REPO_ROOT, "test", "fixtures");
-/** The shared real-world data set, a sibling of the checkout (read-only). */
-export const DATA = SHARED_DATA;
-export { SHARED_DATA_SKIP };
+/** The real-world data set (test/fixtures/real-data, sources in its SOURCES.md). */
+export const DATA = REAL_DATA;
 export const EXAMPLES = join(REPO_ROOT, "examples");
 
 /** Why the e2e suites are skipped, or false when the binary is built and can run. */

@@ -1,6 +1,6 @@
 /**
  * Extreme but valid Summary values through `evictd replay`: uint64 counters up to 2^64-1 in YAML,
- * JSON, stdin and the shared data set's summary-5.json must be read, compared and printed exactly
+ * JSON, stdin and the real-data summary-5.json must be read, compared and printed exactly
  * (no float rounding anywhere between the file and the jsonl line).
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,6 @@ import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import {
   CLI_SKIP,
-  SHARED_DATA_SKIP,
   DATA,
   FIXTURES,
   REPO_ROOT,
@@ -175,7 +174,7 @@ function checkSummary5Step(step: Json, stepTime: string): void {
   assert.equal(observation(step, "imagefs.inodesFree").available, "18446744073709551615");
 }
 
-describe("evictd replay: the shared summary-5.json (uint64 max inodesFree)", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
+describe("evictd replay: the real-data summary-5.json (uint64 max inodesFree)", { skip: CLI_SKIP }, () => {
   const scratch = scratchDir("summary5");
   after(() => scratch.cleanup());
 

@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import {
   CLI_SKIP,
-  SHARED_DATA_SKIP,
   DATA,
   EXAMPLES,
   assertInputError,
@@ -21,7 +20,7 @@ import {
   stderrLines,
 } from "./evictd-cli.js";
 
-describe("evictd replay - (stdin)", { skip: CLI_SKIP || SHARED_DATA_SKIP }, () => {
+describe("evictd replay - (stdin)", { skip: CLI_SKIP }, () => {
   test("a YAML scenario on stdin replays exactly like the same file", () => {
     const file = join(EXAMPLES, "hard-memory-pressure.yaml");
     const fromFile = runEvictd(["replay", file, "--output", "jsonl"]);

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import * as k8s from "@kubernetes/client-node";
 import { parse, parseAllDocuments } from "yaml";
-import { REPO_ROOT } from "../repo-paths.js";
+import { REPO_ROOT } from "../support/repo-paths.js";
 
 type Json = Record<string, unknown>;
 

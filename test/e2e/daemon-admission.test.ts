@@ -18,7 +18,7 @@ import {
   type Daemon,
   type PodStatus,
   type StatusDoc,
-} from "./daemon-harness.js";
+} from "../harness/node-harness.js";
 
 const REJECTED = "Pod was rejected: The node had condition: [MemoryPressure]. ";
 

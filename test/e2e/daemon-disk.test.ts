@@ -23,7 +23,7 @@ import {
   type DecisionRecord,
   type PodStatus,
   type StatusDoc,
-} from "./daemon-harness.js";
+} from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
 afterEach(async () => {

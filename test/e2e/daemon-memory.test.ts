@@ -28,7 +28,7 @@ import {
   type PodStatus,
   type StatusDoc,
   type StopReport,
-} from "./daemon-harness.js";
+} from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
 afterEach(async () => {

@@ -20,7 +20,7 @@ import {
   stopAndCheckClean,
   TestNode,
   totalEvictions,
-} from "./daemon-harness.js";
+} from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
 afterEach(async () => {

@@ -21,7 +21,7 @@ import {
   type LogLine,
   type PodStatus,
   type StatusDoc,
-} from "./daemon-harness.js";
+} from "../harness/node-harness.js";
 
 function processAlive(pid: number): boolean {
   try {

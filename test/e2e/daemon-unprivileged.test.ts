@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { evicted, IDLE, leakMemory, podManifest, podStatus, REPO_ROOT, TestNode } from "./daemon-harness.js";
+import { evicted, IDLE, leakMemory, podManifest, podStatus, REPO_ROOT, TestNode } from "../harness/node-harness.js";
 
 const NOBODY = 65534;
 

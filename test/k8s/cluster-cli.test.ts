@@ -3,7 +3,6 @@
  * `explain` as JSON and as a table, clear refusals (403, unreachable, bad options), and `record`
  * interrupted with SIGINT, whose file `evictd replay` then runs unchanged.
  */
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -11,8 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
-import { EVICTD_BIN, REPO_ROOT } from "../e2e/daemon-harness.js";
-import { startFakeApiServer, type FakeApiServer } from "./fake-api-server.js";
+import { EVICTD_BIN, REPO_ROOT } from "../harness/node-harness.js";
+import { startFakeApiServer, type FakeApiServer } from "../harness/fake-api-server/fake-api-server.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -44,7 +43,7 @@ async function fixture(): Promise<{ server: FakeApiServer; dir: string; kubeconf
   return { server, dir, kubeconfig, node: ["--node", server.nodeName, "--kubeconfig", kubeconfig] };
 }
 
-describe("cluster commands", { skip: SHARED_DATA_SKIP }, () => {
+describe("cluster commands", () => {
   test("explain: signals against configz thresholds, conditions, and the ranking with reasons (JSON and table)", async () => {
     const { server, node } = await fixture();
     try {

@@ -1,12 +1,11 @@
 // Failures against the fake API server: what is retried (409, 429 with Retry-After, 5xx, reset
 // connections) and how long, what is final (401/403/404/422, a PDB that keeps blocking), and the
 // messages a user gets for each, for reads and writes.
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { PodRef, WriteOutcome } from "../../src/app/cluster/ports.js";
-import { KubeApiError } from "../../src/adapters/kubernetes/kube-api-error.js";
-import type { InjectedResponse } from "./fake-api-server.js";
+import type { PodRef, WriteOutcome } from "../../src/app/cluster/cluster-node-port.js";
+import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
+import type { InjectedResponse } from "../harness/fake-api-server/fake-api-server.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";
 
 const NODE = "datagen-1-35";
@@ -27,7 +26,7 @@ function refused(outcome: WriteOutcome): { status: number | undefined; message: 
   return outcome.kind === "refused" ? outcome : { status: undefined, message: "" };
 }
 
-describe("transient failures are retried with backoff", { skip: SHARED_DATA_SKIP }, () => {
+describe("transient failures are retried with backoff", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -164,7 +163,7 @@ describe("transient failures are retried with backoff", { skip: SHARED_DATA_SKIP
   });
 });
 
-describe("aborting a read", { skip: SHARED_DATA_SKIP }, () => {
+describe("aborting a read", () => {
   test("an aborted signal stops a hanging request and the retries", async () => {
     const h = await startHarness();
     try {
@@ -188,7 +187,7 @@ describe("aborting a read", { skip: SHARED_DATA_SKIP }, () => {
   });
 });
 
-describe("final answers are not retried", { skip: SHARED_DATA_SKIP }, () => {
+describe("final answers are not retried", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -367,7 +366,7 @@ describe("final answers are not retried", { skip: SHARED_DATA_SKIP }, () => {
   });
 });
 
-describe("an unreachable API server", { skip: SHARED_DATA_SKIP }, () => {
+describe("an unreachable API server", () => {
   test("reads throw kube-unreachable with the server URL and the socket error; writes are refused", async () => {
     const h = await startHarness();
     const url = h.server.url;

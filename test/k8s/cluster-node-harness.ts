@@ -6,12 +6,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { ClusterNodePort } from "../../src/app/cluster/ports.js";
+import type { ClusterNodePort } from "../../src/app/cluster/cluster-node-port.js";
 import {
   connectClusterNode,
   type ConnectClusterNodeOptions,
-} from "../../src/adapters/kubernetes/connect-cluster-node.js";
-import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "./fake-api-server.js";
+} from "../../src/kubernetes/connect-cluster-node.js";
+import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../harness/fake-api-server/fake-api-server.js";
 
 /** The clock the adapter sees: 2026-06-26T10:20:00Z (the scrape day of summary-1.json). */
 export const FIXED_NOW = Date.UTC(2026, 5, 26, 10, 20, 0);

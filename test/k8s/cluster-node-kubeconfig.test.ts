@@ -1,17 +1,16 @@
 // How the adapter finds the cluster and its credentials, end to end against the fake API server:
 // context selection, KUBECONFIG, a TLS API server with its CA, and the in-cluster service account
 // (client-node's loadFromCluster with a path prefix pointing at a fake service-account directory).
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import { AdapterError } from "../../src/adapters/adapter-error.js";
-import { connectClusterNode } from "../../src/adapters/kubernetes/connect-cluster-node.js";
-import { KubeApiError } from "../../src/adapters/kubernetes/kube-api-error.js";
-import { startFakeApiServer, writeKubeconfig, type FakeApiServer } from "./fake-api-server.js";
+import { AdapterError } from "../../src/errors.js";
+import { connectClusterNode } from "../../src/kubernetes/connect-cluster-node.js";
+import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
+import { startFakeApiServer, writeKubeconfig, type FakeApiServer } from "../harness/fake-api-server/fake-api-server.js";
 
 const NODE = "datagen-1-35";
 const noWait = (): Promise<void> => Promise.resolve();
@@ -33,7 +32,7 @@ async function withEnv(vars: Record<string, string | undefined>, body: () => Pro
   }
 }
 
-describe("kubeconfig and contexts (plain-http server)", { skip: SHARED_DATA_SKIP }, () => {
+describe("kubeconfig and contexts (plain-http server)", () => {
   let server: FakeApiServer;
   let dir: string;
   before(async () => {
@@ -167,7 +166,7 @@ describe("kubeconfig and contexts (plain-http server)", { skip: SHARED_DATA_SKIP
   });
 });
 
-describe("a TLS API server", { skip: SHARED_DATA_SKIP }, () => {
+describe("a TLS API server", () => {
   let server: FakeApiServer;
   let dir: string;
   before(async () => {

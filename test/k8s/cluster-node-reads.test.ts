@@ -1,13 +1,12 @@
 // The Kubernetes adapter's reads against the fake API server: Summary (exact uint64), configz, Node
 // and the pod list, through the API server proxy and straight from the kubelet (over TLS).
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { EXACT_INT_PREFIX, exactInteger, parseJsonExact } from "../../src/adapters/json/parse-json-exact.js";
-import { KubeApiError } from "../../src/adapters/kubernetes/kube-api-error.js";
-import { SHARED_DATA, TLS_FIXTURES } from "./fake-api-server.js";
+import { EXACT_INT_PREFIX, exactInteger, parseJsonExact } from "../../src/formats/json/parse-json-exact.js";
+import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
+import { REAL_DATA, TLS_FIXTURES } from "../harness/fake-api-server/fake-api-server.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";
 
 const NODE = "datagen-1-35";
@@ -19,7 +18,7 @@ function field(value: unknown, ...keys: string[]): unknown {
   return v;
 }
 
-describe("reads through the API server proxy", { skip: SHARED_DATA_SKIP }, () => {
+describe("reads through the API server proxy", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
@@ -40,7 +39,7 @@ describe("reads through the API server proxy", { skip: SHARED_DATA_SKIP }, () =>
     assert.equal(request.path, `/api/v1/nodes/${NODE}/proxy/stats/summary`);
     assert.equal(request.authorization, `Bearer ${h.server.token}`);
     assert.equal(request.body, "");
-    const expected = parseJsonExact(readFileSync(path.join(SHARED_DATA, "summary-1.json"), "utf8"));
+    const expected = parseJsonExact(readFileSync(path.join(REAL_DATA, "summary-1.json"), "utf8"));
     assert.deepEqual(summary, expected);
     assert.equal(field(summary, "node", "nodeName"), NODE);
     assert.equal((field(summary, "pods") as unknown[]).length, 17);
@@ -107,7 +106,7 @@ describe("reads through the API server proxy", { skip: SHARED_DATA_SKIP }, () =>
     assert.equal(request?.path, "/api/v1/pods");
     assert.deepEqual(request.query, { fieldSelector: `spec.nodeName=${NODE}` });
     const names = list.items.map((p) => field(p, "metadata", "name"));
-    const fixture = JSON.parse(readFileSync(path.join(SHARED_DATA, "pods-1.json"), "utf8")) as {
+    const fixture = JSON.parse(readFileSync(path.join(REAL_DATA, "pods-1.json"), "utf8")) as {
       items: unknown[];
     };
     assert.deepEqual(names.toSorted(), fixture.items.map((p) => field(p, "metadata", "name")).toSorted());
@@ -116,7 +115,7 @@ describe("reads through the API server proxy", { skip: SHARED_DATA_SKIP }, () =>
   });
 });
 
-describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", { skip: SHARED_DATA_SKIP }, () => {
+describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ server: { summaryFile: "summary-5.json" } });
@@ -131,12 +130,12 @@ describe("Summary integers stay exact (summary-5.json: inodesFree = 2^64 - 1)", 
       18446744073709551615n,
     );
     // What JSON.parse would have made of it: the test would catch an adapter that used it.
-    const lossy = JSON.parse(readFileSync(path.join(SHARED_DATA, "summary-5.json"), "utf8")) as unknown;
+    const lossy = JSON.parse(readFileSync(path.join(REAL_DATA, "summary-5.json"), "utf8")) as unknown;
     assert.notEqual(BigInt(field(lossy, "node", "fs", "inodesFree") as number), 18446744073709551615n);
   });
 });
 
-describe("reads straight from the kubelet (source: kubelet, TLS)", { skip: SHARED_DATA_SKIP }, () => {
+describe("reads straight from the kubelet (source: kubelet, TLS)", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ server: { tls: true }, connect: { source: "kubelet" } });

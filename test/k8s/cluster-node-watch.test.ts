@@ -1,13 +1,12 @@
 // The pod watch against the fake API server: the request, event delivery (bookmarks swallowed,
 // other nodes' pods filtered by the server), the end of a watch, 410 in both forms, abort, a broken
 // stream and retries of the connect.
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { PodEvent } from "../../src/app/cluster/ports.js";
-import { WatchExpiredError } from "../../src/app/cluster/ports.js";
-import { KubeApiError } from "../../src/adapters/kubernetes/kube-api-error.js";
-import type { FakePod } from "./fake-api-server.js";
+import type { PodEvent } from "../../src/app/cluster/cluster-node-port.js";
+import { WatchExpiredError } from "../../src/app/cluster/cluster-node-port.js";
+import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
+import type { FakePod } from "../harness/fake-api-server/fake-api-server.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";
 
 const NODE = "datagen-1-35";
@@ -37,7 +36,7 @@ function watch(
   return { events, done: h.node.watchPods(rv, (e) => events.push(e), signal) };
 }
 
-describe("watchPods", { skip: SHARED_DATA_SKIP }, () => {
+describe("watchPods", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({ connect: { watchTimeoutSeconds: 120 } });

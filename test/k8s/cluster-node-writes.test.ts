@@ -1,10 +1,9 @@
 // The adapter's writes against the fake API server: exactly what is sent (verb, path, content type,
 // body, token) and what comes back (done / gone), including a re-created pod under the same name.
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { EvictedPodStatus, PodRef } from "../../src/app/cluster/ports.js";
-import type { FakePod } from "./fake-api-server.js";
+import type { EvictedPodStatus, PodRef } from "../../src/app/cluster/cluster-node-port.js";
+import type { FakePod } from "../harness/fake-api-server/fake-api-server.js";
 import { FIXED_NOW, startHarness, type Harness } from "./cluster-node-harness.js";
 
 const NODE = "datagen-1-35";
@@ -35,7 +34,7 @@ function freshPod(h: Harness, name: string): PodRef {
   return refOf(h.server.addPod(pod));
 }
 
-describe("writes", { skip: SHARED_DATA_SKIP }, () => {
+describe("writes", () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();

@@ -1,11 +1,10 @@
 /**
- * `evictd watch` against the fake API server (real payload shapes from ../shared/data): shadow mode
+ * `evictd watch` against the fake API server (real payload shapes from test/fixtures/real-data): shadow mode
  * touches nothing; enforce mode evicts as the kubelet does (status, event, then delete with the uid
  * precondition), never a critical pod and never a pod twice; the Eviction API path survives a
  * PodDisruptionBudget; and the trace the loop records replays through `evictd replay` to exactly
  * the decisions the loop made.
  */
-import { SHARED_DATA_SKIP } from "../repo-paths.js";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -13,11 +12,11 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
-import { connectClusterNode } from "../../src/adapters/kubernetes/index.js";
-import type { LoggerPort } from "../../src/app/daemon/ports.js";
-import { runWatch, type WatchOptions } from "../../src/cluster/run-watch.js";
-import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../e2e/daemon-harness.js";
-import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from "./fake-api-server.js";
+import { connectClusterNode } from "../../src/kubernetes/index.js";
+import type { LoggerPort } from "../../src/app/ports.js";
+import { runWatch, type WatchOptions } from "../../src/cli/commands/run-watch.js";
+import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../harness/node-harness.js";
+import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
 
 const MiB = 1024 * 1024;
 /** node.memory.availableBytes in summary-1.json: no pressure. */
@@ -129,7 +128,7 @@ const writes = (s: FakeApiServer): RecordedRequest[] => s.requests.filter((r) =>
 const decisions = async (file: string): Promise<Record<string, unknown>[]> =>
   (await readFile(file, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe("evictd watch against a fake API server", { skip: SHARED_DATA_SKIP }, () => {
+describe("evictd watch against a fake API server", () => {
   test("shadow mode: logs and exports what it would evict, writes nothing to the API", async () => {
     const w = await startWatch("shadow");
     try {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { loadScenarioText } from "../../src/adapters/scenario/load-scenario.js";
+import { loadScenarioText } from "../../src/formats/scenario/load-scenario.js";
 import { configRecord, stepRecord } from "../../src/app/replay/records.js";
 import { planReplay, runReplay } from "../../src/app/replay/run-replay.js";
 import { IssueList } from "../../src/core/issues.js";

@@ -15,7 +15,7 @@ import type {
   SystemContainerStats,
   VolumeStats,
 } from "../../src/core/model.js";
-import { parseGoDuration, durationToMs } from "../../src/core/duration.js";
+import { parseGoDuration, durationToMs } from "../../src/core/time/duration.js";
 import { parseQuantity, quantityNanos } from "../../src/core/quantity.js";
 
 /** A byte or count amount: a quantity string (`"1Gi"`, `"49k"`), a number or a bigint. */

@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { IssueList } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
-import type { ClockPort, FailedPodStatus, LoggerPort } from "../daemon/ports.js";
+import type { ClockPort, FailedPodStatus, LoggerPort } from "../ports.js";
 import { ClusterPods, EvictionRefusedError, type EnforceMode } from "./cluster-pods.js";
 import { NodePodSet } from "./node-pod-set.js";
-import { WatchExpiredError, type ClusterNodePort, type PodEvent, type PodRef, type WriteOutcome } from "./ports.js";
+import { WatchExpiredError, type ClusterNodePort, type PodEvent, type PodRef, type WriteOutcome } from "./cluster-node-port.js";
 
 const rawPod = (name: string, uid: string, phase = "Running"): Record<string, unknown> => ({
   metadata: { name, namespace: "default", uid, resourceVersion: "1" },

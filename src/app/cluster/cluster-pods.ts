@@ -9,9 +9,9 @@
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, ReclaimReport } from "../daemon/ports.js";
+import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, ReclaimReport } from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
-import type { ClusterNodePort, PodRef, WriteOutcome } from "./ports.js";
+import type { ClusterNodePort, PodRef, WriteOutcome } from "./cluster-node-port.js";
 
 export type EnforceMode = "shadow" | "delete" | "eviction-api";
 

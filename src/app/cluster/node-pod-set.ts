@@ -5,8 +5,8 @@
  * raw v1 Pod objects are kept as the API sent them (recorded traces hold exactly those).
  */
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
-import type { ClockPort, LoggerPort } from "../daemon/ports.js";
-import { WatchExpiredError, type ClusterNodePort, type PodEvent } from "./ports.js";
+import type { ClockPort, LoggerPort } from "../ports.js";
+import { WatchExpiredError, type ClusterNodePort, type PodEvent } from "./cluster-node-port.js";
 
 /** metadata.uid, metadata.namespace/name and status.phase of a raw pod, without decoding it all. */
 export function podIdentity(raw: unknown): { uid: string; key: string; phase: string | undefined; resourceVersion: string | undefined } | undefined {

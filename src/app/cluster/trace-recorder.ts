@@ -5,7 +5,7 @@
  * arrived or left since the previous line. Every line is complete when written, so a recording cut
  * short at any moment is still a valid scenario. Pure: lines go to a sink.
  */
-import { formatDurationMs } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/time/duration.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
 import { formatTime } from "../replay/records.js";
 import { podIdentity } from "./node-pod-set.js";

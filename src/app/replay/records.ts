@@ -3,7 +3,7 @@
  * per step. The daemon's decision log writes the same step records.
  */
 import type { Eviction, Observations } from "../../core/engine/types.js";
-import { formatDurationMs } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/time/duration.js";
 import type { Pod, Threshold, ThresholdValue } from "../../core/model.js";
 import { formatPercentage } from "../../core/percentage.js";
 import { isCriticalPod } from "../../core/pod/critical.js";

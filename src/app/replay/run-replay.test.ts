@@ -3,7 +3,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { loadScenarioFile, loadScenarioText } from "../../adapters/scenario/load-scenario.js";
+import { loadScenarioFile, loadScenarioText } from "../../formats/scenario/load-scenario.js";
 import { stepRecord } from "./records.js";
 import { planReplay, Replayer, runReplay, type ReplayPlan, type StepOutcome } from "./run-replay.js";
 import type { Scenario } from "./scenario.js";

@@ -3,9 +3,10 @@
  * as the kubelet would, reports every problem, and prints the thresholds the kubelet would use.
  */
 import { formatThresholdValue } from "../../app/replay/records.js";
-import { loadKubeletConfigFile, locateIssues } from "../../adapters/config-file/index.js";
+import { loadKubeletConfigFile } from "../../formats/load-kubelet-config-file.js";
+import { locateIssues } from "../../formats/position-lookup.js";
 import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
-import { formatDurationMs } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/time/duration.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 

@@ -4,10 +4,10 @@
  * reported at once.
  */
 import type { Command } from "commander";
-import type { ConnectClusterNodeOptions } from "../../adapters/kubernetes/index.js";
-import { durationToMs, parseGoDuration } from "../../core/duration.js";
+import type { ConnectClusterNodeOptions } from "../../kubernetes/index.js";
+import { durationToMs, parseGoDuration } from "../../core/time/duration.js";
 import type { Issue } from "../../core/issues.js";
-import { parseListenAddress } from "../../core/listen-address.js";
+import { parseListenAddress } from "../../core/node/listen-address.js";
 
 export interface ClusterCliOptions {
   readonly node: string;

@@ -8,9 +8,10 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LoggerPort } from "../../app/daemon/ports.js";
-import { runDaemon } from "../../daemon/run-daemon.js";
+import type { LoggerPort } from "../../app/ports.js";
+import { runDaemon } from "./run-daemon.js";
 import { EXIT } from "../../errors.js";
+import { stopOnSignals } from "../stop-on-signals.js";
 
 const NODE_FILE = `# The demo node: 640Mi of memory, evict when less than 160Mi is available.
 name: demo
@@ -108,14 +109,8 @@ function humanLogger(out: (line: string) => void): LoggerPort & { evictions: str
 export async function demoCommand(opts: { seconds: number }): Promise<number> {
   const out = (line: string): void => void process.stdout.write(line + "\n");
   const dir = mkdtempSync(join(tmpdir(), "evictd-demo-"));
-  const stop = new AbortController();
-  const onSignal = (): void => {
-    out(`${stamp()}  interrupted: stopping and cleaning up`);
-    stop.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const timer = setTimeout(() => stop.abort(), opts.seconds * 1000);
+  const stop = stopOnSignals(() => out(`${stamp()}  interrupted: stopping and cleaning up`));
+  const timer = setTimeout(() => stop.controller.abort(), opts.seconds * 1000);
   const log = humanLogger(out);
   let url: string | undefined;
   let ticker: NodeJS.Timeout | undefined;
@@ -144,8 +139,7 @@ export async function demoCommand(opts: { seconds: number }): Promise<number> {
   } finally {
     if (ticker) clearInterval(ticker);
     clearTimeout(timer);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    stop.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -3,11 +3,11 @@
  * thresholds, the pressure conditions, what the eviction manager would do now and the ranking with
  * the reason for every pod's place, as a table (or JSON).
  */
-import { explainNode, type NodeExplanation } from "../../app/cluster/explain-node.js";
-import { connectClusterNode } from "../../adapters/kubernetes/index.js";
+import { explainNode, type NodeExplanation } from "../../app/node-view/explain-node.js";
+import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
-import { clusterEvictionConfig } from "../../cluster/cluster-eviction-config.js";
+import { clusterEvictionConfig } from "./cluster-eviction-config.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 

@@ -4,12 +4,13 @@
  * leaves a valid file.
  */
 import { destination, pino } from "pino";
-import { connectClusterNode } from "../../adapters/kubernetes/index.js";
+import { connectClusterNode } from "../../kubernetes/index.js";
 import type { Issue } from "../../core/issues.js";
-import { runRecord } from "../../cluster/run-record.js";
+import { runRecord } from "./run-record.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, durationOption, type ClusterCliOptions } from "./cluster-options.js";
-import { systemClock } from "../../adapters/system-clock.js";
+import { systemClock } from "../system-clock.js";
+import { stopOnSignals } from "../stop-on-signals.js";
 
 export async function recordCommand(opts: ClusterCliOptions & { duration: string; interval: string; output: string }): Promise<number> {
   const issues: Issue[] = [];
@@ -20,10 +21,7 @@ export async function recordCommand(opts: ClusterCliOptions & { duration: string
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
   const api = await connectClusterNode(connect);
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const stop = stopOnSignals();
   const tty = process.stderr.isTTY;
   try {
     const r = await runRecord({
@@ -40,7 +38,6 @@ export async function recordCommand(opts: ClusterCliOptions & { duration: string
     process.stderr.write(`${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${r.steps} sample(s) written to ${opts.output}; replay with: evictd replay ${opts.output}\n`);
     return EXIT.ok;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    stop.dispose();
   }
 }

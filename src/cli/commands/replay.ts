@@ -7,7 +7,7 @@
 import { configRecordOf, stepRecord } from "../../app/replay/records.js";
 import { PodRoster } from "../../app/replay/pod-roster.js";
 import { Replayer, type ReplayPlan, type StepOutcome } from "../../app/replay/run-replay.js";
-import { openScenarioFile, openScenarioInput } from "../../adapters/scenario/open-scenario.js";
+import { openScenarioFile, openScenarioInput } from "../../formats/scenario/open-scenario.js";
 import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";

@@ -3,12 +3,13 @@
  * node (see cluster/run-watch), until SIGINT or SIGTERM. Logs are JSON lines on stdout (pino).
  */
 import { pino } from "pino";
-import { connectClusterNode } from "../../adapters/kubernetes/index.js";
+import { connectClusterNode } from "../../kubernetes/index.js";
 import type { Issue } from "../../core/issues.js";
-import { runWatch } from "../../cluster/run-watch.js";
+import { runWatch } from "./run-watch.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, durationOption, listenOption, type ClusterCliOptions } from "./cluster-options.js";
-import { systemClock } from "../../adapters/system-clock.js";
+import { systemClock } from "../system-clock.js";
+import { stopOnSignals } from "../stop-on-signals.js";
 
 export interface WatchCliOptions extends ClusterCliOptions {
   readonly enforce: boolean;
@@ -28,13 +29,7 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
   const api = await connectClusterNode(connect);
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    log.info({ signal: sig }, "stopping");
-    stop.abort();
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const stop = stopOnSignals((signal) => log.info({ signal }, "stopping"));
   try {
     await runWatch({
       api,
@@ -50,7 +45,6 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
     });
     return EXIT.ok;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    stop.dispose();
   }
 }

@@ -6,7 +6,7 @@
 import type { ReplayPlan, StepOutcome } from "../../app/replay/run-replay.js";
 import { formatThresholdValue, formatTime } from "../../app/replay/records.js";
 import type { ScenarioHeader } from "../../app/replay/scenario.js";
-import { formatDurationMs } from "../../core/duration.js";
+import { formatDurationMs } from "../../core/time/duration.js";
 import type { Signal, Threshold } from "../../core/model.js";
 import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";

@@ -3,7 +3,7 @@
  * engine's {@link EvictionConfig}: read both, resolve defaults and precedence, validate, parse the
  * thresholds, and warn about risky settings. Never throws on bad input; every problem is returned.
  */
-import { durationToMs } from "../duration.js";
+import { durationToMs } from "../time/duration.js";
 import { type Issue, IssueList } from "../issues.js";
 import type { EvictionConfig } from "../model.js";
 import { warnRiskySettings } from "./config-warnings.js";

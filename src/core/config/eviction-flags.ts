@@ -4,7 +4,7 @@
  * replaces its value and repeats accumulate), with every problem collected. Only eviction flags
  * are taken; anything else is reported rather than silently ignored.
  */
-import { DurationError, parseGoDuration } from "../duration.js";
+import { DurationError, parseGoDuration } from "../time/duration.js";
 import { type IssueList, pathIndex, pathKey } from "../issues.js";
 import { parseMapFlagValue, parseStringSliceFlagValue } from "./flag-value-syntax.js";
 import { goQuote } from "../go-quote.js";

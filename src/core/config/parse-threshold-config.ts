@@ -4,7 +4,7 @@
  * problem is collected instead of stopping at the first, and the order is deterministic: hard
  * thresholds in key order, then soft ones, then the `allocatableMemory.available` copies.
  */
-import { durationToMs } from "../duration.js";
+import { durationToMs } from "../time/duration.js";
 import type { IssueList } from "../issues.js";
 import type { Signal, Threshold, ThresholdValue } from "../model.js";
 import { NODE_ALLOCATABLE_PODS } from "./enforce-node-allocatable.js";

@@ -3,7 +3,7 @@
  * `KubeletConfig` wrapper around one) into an {@link EvictionSettingsLayer}, type-checking each
  * field the way the kubelet's JSON decoding would and collecting every problem.
  */
-import { DurationError, parseGoDuration } from "../duration.js";
+import { DurationError, parseGoDuration } from "../time/duration.js";
 import { type IssueList, pathIndex, pathKey } from "../issues.js";
 import {
   KUBELET_CONFIG_API_VERSION,

@@ -3,7 +3,7 @@
  * (`parseThresholdStatement`), a minimum reclaim (`parseMinimumReclaims`) and a soft grace period
  * (`parseGracePeriods`). Each returns a value or upstream's exact error text, never throws.
  */
-import { DurationError, parseGoDuration } from "../duration.js";
+import { DurationError, parseGoDuration } from "../time/duration.js";
 import type { Signal, ThresholdValue } from "../model.js";
 import { PercentageError, parsePercentage } from "../percentage.js";
 import { type Quantity, QuantityError, formatQuantity, parseQuantity, quantitySign } from "../quantity.js";

@@ -4,9 +4,9 @@
  * state, images and pod manifests live, the eviction settings, and the loop and HTTP settings.
  * Parsing is pure and collects every problem; reading files is the adapters' job.
  */
-import { parseListenAddress } from "../listen-address.js";
+import { parseListenAddress } from "./listen-address.js";
 import { buildEvictionConfig } from "../config/build-eviction-config.js";
-import { DurationError, durationToMs, parseGoDuration } from "../duration.js";
+import { DurationError, durationToMs, parseGoDuration } from "../time/duration.js";
 import { IssueList, pathKey, type Issue } from "../issues.js";
 import type { EvictionConfig } from "../model.js";
 import { thresholdQuantity } from "../engine/threshold-quantity.js";

@@ -22,7 +22,7 @@ import {
   readStringMap,
   type RawObject,
 } from "./raw-fields.js";
-import { GO_ZERO_TIME_MS, parseRfc3339 } from "../rfc3339-time.js";
+import { GO_ZERO_TIME_MS, parseRfc3339 } from "../time/rfc3339.js";
 
 /** `v1.DefaultTerminationGracePeriodSeconds`. */
 export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;

@@ -31,7 +31,7 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { Rfc3339Memo } from "../rfc3339-time.js";
+import { Rfc3339Memo } from "../time/rfc3339.js";
 import { toCounter } from "./uint64-counter.js";
 import { validateSummary } from "./validate-summary.js";
 

@@ -19,7 +19,7 @@ import {
   type RawSummary,
   type RawVolume,
 } from "./raw-summary.js";
-import { Rfc3339Memo } from "../rfc3339-time.js";
+import { Rfc3339Memo } from "../time/rfc3339.js";
 import { counterProblem } from "./uint64-counter.js";
 
 /** What every check needs: where to report, and the time-stamp memo of this summary. */

@@ -1,0 +1,173 @@
+/**
+ * The daemon's eviction loop: the kubelet's control loop around the pure engine. It wakes on the
+ * housekeeping timer or at once on a kernel notification, reads fresh stats, runs one synchronize,
+ * runs node-level reclaim when asked, kills the chosen pod, then waits (bounded) for that pod's
+ * processes to be gone before looking again, so memory still held by a dying pod is never a reason
+ * to evict another one. Every decision goes out as data through `onStep`.
+ */
+import { effectiveGracePeriod, INITIAL_STATE, synchronize } from "../../core/engine/index.js";
+import type { EngineState, Eviction, ReclaimFunction, SyncReport } from "../../core/engine/types.js";
+import type { EvictionConfig, FilesystemLayout } from "../../core/model.js";
+import type { ClockPort, KillResult, LoggerPort, PodsPort, StatsPort, StatsSample, Wake, WakePort } from "../ports.js";
+
+/** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
+export const CLEANUP_TIMEOUT_MS = 30_000;
+/** Upstream polls every 1 s; a shorter poll lets the loop look again as soon as memory is freed. */
+export const CLEANUP_POLL_MS = 50;
+
+export interface EvictionOutcome {
+  readonly eviction: Eviction;
+  readonly effectiveGracePeriodSeconds: number;
+  readonly kill: KillResult | undefined;
+  readonly killError?: string;
+  /** Wake (threshold crossing noticed) → SIGTERM, in ms. */
+  readonly reactionMs: number | undefined;
+}
+
+export interface LoopStep {
+  readonly wake: Wake;
+  readonly now: number;
+  readonly sample: StatsSample | undefined;
+  /** The stats read again after node-level reclaim, when reclaim ran. */
+  readonly afterReclaim?: StatsSample;
+  readonly report: SyncReport;
+  readonly evictions: readonly EvictionOutcome[];
+  readonly state: EngineState;
+}
+
+export interface EvictionLoopOptions {
+  readonly config: EvictionConfig;
+  readonly layout: FilesystemLayout;
+  readonly housekeepingIntervalMs: number;
+  readonly stats: StatsPort;
+  readonly pods: PodsPort;
+  readonly wake: WakePort;
+  readonly clock: ClockPort;
+  readonly log: LoggerPort;
+  /** Called after every synchronize with everything it decided. */
+  readonly onStep?: (step: LoopStep) => void;
+  readonly cleanupTimeoutMs?: number;
+  readonly cleanupPollMs?: number;
+  /**
+   * After an eviction and its cleanup, look again at once (default, as upstream). Off when kills
+   * do nothing (dry run, shadow mode): nothing would have changed, and the loop would spin.
+   */
+  readonly resyncAfterEviction?: boolean;
+}
+
+export class EvictionLoop {
+  private state: EngineState = INITIAL_STATE;
+  private readonly o: EvictionLoopOptions;
+
+  constructor(options: EvictionLoopOptions) {
+    this.o = options;
+  }
+
+  get engineState(): EngineState {
+    return this.state;
+  }
+
+  /** One synchronize, with reclaim and kills; returns what happened. */
+  async runOnce(wake: Wake): Promise<LoopStep> {
+    const { stats, pods, clock, log, config } = this.o;
+    const now = clock.now();
+    let sample: StatsSample | undefined;
+    try {
+      sample = await stats.collect();
+    } catch (e) {
+      log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
+    }
+    const result = synchronize(config, this.state, {
+      now,
+      summary: sample?.summary,
+      activePods: pods.activePods(),
+      layout: this.o.layout,
+    });
+    let report: SyncReport;
+    let afterReclaim: StatsSample | undefined;
+    if (result.kind === "reclaim") {
+      const errors: Partial<Record<ReclaimFunction, string>> = {};
+      for (const fn of result.functions) {
+        try {
+          await (fn === "containers" ? pods.containerGC() : pods.imageGC());
+        } catch (e) {
+          errors[fn] = String(e);
+          log.warn({ err: String(e), fn }, "Eviction manager: unexpected error when attempting to reduce resource pressure");
+        }
+      }
+      let after: StatsSample | undefined;
+      try {
+        after = await stats.collect();
+      } catch (e) {
+        log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats after resource reclaim");
+      }
+      afterReclaim = after;
+      const resumed = result.resume({ summary: after?.summary, errors });
+      this.state = resumed.state;
+      report = resumed.report;
+    } else {
+      this.state = result.state;
+      report = result.report;
+    }
+    const evictions: EvictionOutcome[] = [];
+    for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
+    // After the kills: registering a memcg threshold waits for an RCU grace period in the kernel
+    // (measured here: 10–30 ms), and the pod that must go should not wait for that.
+    if (sample !== undefined && report.updateNotifiers) this.o.wake.rearm(sample);
+    const step: LoopStep = { wake, now, sample, ...(afterReclaim !== undefined ? { afterReclaim } : {}), report, evictions, state: this.state };
+    this.o.onStep?.(step);
+    return step;
+  }
+
+  private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {
+    const effective = effectiveGracePeriod(eviction.gracePeriodSeconds, eviction.pod);
+    const conditions = eviction.condition === undefined ? [] : [eviction.condition];
+    try {
+      const kill = await this.o.pods.kill(eviction.pod, effective, {
+        phase: "Failed",
+        reason: "Evicted",
+        message: eviction.message,
+        conditions,
+      });
+      return { eviction, effectiveGracePeriodSeconds: effective, kill, reactionMs: kill.terminatedAt - wake.at };
+    } catch (e) {
+      // A failed kill still counts as an eviction, as upstream.
+      this.o.log.error({ pod: eviction.pod.key, err: String(e) }, "Eviction manager: pod failed to evict");
+      return { eviction, effectiveGracePeriodSeconds: effective, kill: undefined, killError: String(e), reactionMs: undefined };
+    }
+  }
+
+  /** Waits until every evicted pod's processes are gone, or the cleanup timeout passes. */
+  async waitForCleanup(outcomes: readonly EvictionOutcome[], signal?: AbortSignal): Promise<boolean> {
+    const { clock, pods } = this.o;
+    const deadline = clock.now() + (this.o.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS);
+    const poll = this.o.cleanupPollMs ?? CLEANUP_POLL_MS;
+    while (signal?.aborted !== true) {
+      const states = await Promise.all(outcomes.map((o) => pods.isCleanedUp(o.eviction.pod)));
+      if (states.every(Boolean)) return true;
+      if (clock.now() >= deadline) {
+        this.o.log.warn({ pods: outcomes.map((o) => o.eviction.pod.key) }, "Eviction manager: timed out waiting for pods to be cleaned up");
+        return false;
+      }
+      await clock.sleep(poll, signal);
+    }
+    return false;
+  }
+
+  /** Runs until `signal` aborts: wake, synchronize, and after an eviction wait for cleanup and look again at once. */
+  async run(signal: AbortSignal): Promise<void> {
+    let wake = await this.o.wake.next(0, signal);
+    while (!signal.aborted) {
+      const step = await this.runOnce(wake);
+      if (signal.aborted) break;
+      // Only pods whose kill went through are waited for (upstream: a failed kill evicts nothing).
+      const killed = step.evictions.filter((e) => e.kill !== undefined);
+      if (killed.length > 0 && this.o.resyncAfterEviction !== false) {
+        await this.waitForCleanup(killed, signal);
+        wake = { reason: "after eviction cleanup", at: this.o.clock.now(), notification: false };
+        continue;
+      }
+      wake = await this.o.wake.next(this.o.housekeepingIntervalMs, signal);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * `evictd explain`: one look at a cluster node through the engine. Each signal against the
+ * kubelet's own thresholds (from configz), the pressure conditions the kubelet reports next to
+ * the ones this sample implies, what the eviction manager would do with this sample right now,
+ * and the eviction ranking with the reason for each pod's place. Pure: payloads in, a view out.
+ */
+import { INITIAL_STATE, synchronize } from "../../core/engine/index.js";
+import type { SyncReport } from "../../core/engine/types.js";
+import { IssueList } from "../../core/issues.js";
+import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
+import { podQos } from "../../core/pod/qos.js";
+import { currentRanking } from "../../core/rank/explain-ranking.js";
+import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { NODE_CONDITIONS } from "../../core/signals.js";
+import { buildStatusView, type SignalView } from "./status-view.js";
+import { formatTime } from "../replay/records.js";
+import type { PodStatusView } from "./snapshot.js";
+import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
+import { podIdentity } from "../cluster/node-pod-set.js";
+
+export interface ExplainInput {
+  readonly nodeName: string;
+  readonly source: string;
+  readonly now: number;
+  readonly config: EvictionConfig;
+  readonly summary: unknown;
+  readonly node: unknown;
+  readonly pods: readonly unknown[];
+  readonly decodePod: (raw: unknown, issues: IssueList) => Pod | undefined;
+}
+
+export interface NodeExplanation {
+  readonly node: string;
+  readonly source: string;
+  readonly time: string;
+  readonly layout: FilesystemLayout;
+  /** What the kubelet reports in the Node's status (MemoryPressure, DiskPressure, PIDPressure). */
+  readonly kubeletConditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  /** What this one sample implies (soft thresholds count as met once their grace period passes). */
+  readonly conditions: readonly { readonly type: string; readonly status: "True" | "False" }[];
+  readonly signals: readonly SignalView[];
+  /** The eviction manager's verdict on this sample: what it would do now. */
+  readonly verdict: { readonly outcome: string; readonly actedOn: string | null; readonly wouldEvict: readonly { readonly pod: string; readonly signal: string; readonly message: string }[] };
+  readonly ranking: {
+    readonly signal: string;
+    readonly next: string | null;
+    readonly order: readonly { readonly place: number; readonly pod: string; readonly critical: boolean; readonly reason: string }[];
+  } | null;
+  /** Pods that could not be read (with the reason), left out of the ranking. */
+  readonly skippedPods: readonly { readonly pod: string; readonly problem: string }[];
+}
+
+/** Pressure conditions from a v1 Node's status.conditions. */
+function kubeletConditions(node: unknown): NodeExplanation["kubeletConditions"] {
+  const list = (node as { status?: { conditions?: unknown } } | undefined)?.status?.conditions;
+  if (!Array.isArray(list)) return [];
+  const out: { type: string; status: string; reason?: string; message?: string }[] = [];
+  for (const c of list as unknown[]) {
+    if (c === null || typeof c !== "object") continue;
+    const { type, status, reason, message } = c as Record<string, unknown>;
+    if (typeof type !== "string" || !(NODE_CONDITIONS as readonly string[]).includes(type)) continue;
+    out.push({
+      type,
+      status: typeof status === "string" ? status : "Unknown",
+      ...(typeof reason === "string" ? { reason } : {}),
+      ...(typeof message === "string" ? { message } : {}),
+    });
+  }
+  return out;
+}
+
+export function explainNode(input: ExplainInput): NodeExplanation {
+  const issues = new IssueList();
+  const summary = decodeSummary(input.summary, "summary", input.now, issues);
+  if (summary === undefined) throw new Error(`the node's Summary does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  const layout = detectFilesystemLayout(summary);
+  const active: Pod[] = [];
+  const views: PodStatusView[] = [];
+  const skippedPods: { pod: string; problem: string }[] = [];
+  for (const raw of input.pods) {
+    const id = podIdentity(raw);
+    if (id === undefined || isTerminalPhase(id.phase)) continue;
+    const podIssues = new IssueList();
+    const pod = input.decodePod(raw, podIssues);
+    if (pod === undefined) {
+      skippedPods.push({ pod: id.key, problem: podIssues.items.map((i) => `${i.path}: ${i.message}`).join("; ") });
+      continue;
+    }
+    active.push(pod);
+    views.push({ pod, phase: id.phase ?? "Pending", conditions: [], qosClass: podQos(pod), restarts: {} });
+  }
+
+  const result = synchronize(input.config, INITIAL_STATE, { now: input.now, summary, activePods: active, layout });
+  const ran = result.kind === "reclaim" ? result.resume({ summary, errors: {} }) : result;
+  const report: SyncReport = ran.report;
+  const ranking = currentRanking(report, layout, active, summary);
+  const view = buildStatusView({
+    node: { name: input.nodeName, listen: { host: "", port: 0 }, eviction: input.config },
+    startedAt: input.now,
+    now: input.now,
+    capabilities: [],
+    conditions: ran.state.nodeConditions,
+    lastReport: report,
+    pods: views,
+    ...(ranking !== undefined ? { ranking } : {}),
+    evictions: [],
+    evictionCounts: {},
+  });
+  return {
+    node: input.nodeName,
+    source: input.source,
+    time: formatTime(input.now),
+    layout,
+    kubeletConditions: kubeletConditions(input.node),
+    conditions: view.conditions,
+    signals: view.signals,
+    verdict: {
+      outcome: report.outcome,
+      actedOn: report.actedOn?.signal ?? null,
+      wouldEvict: report.evictions.map((e) => ({ pod: e.pod.key, signal: e.signal, message: e.message })),
+    },
+    ranking: view.ranking,
+    skippedPods,
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * The /status document: the node, what the daemon can do here, its conditions, each signal against
+ * its thresholds ("met", "met, grace 30s left", "ok"), the pods, who goes next and why, and the
+ * latest evictions. Built from a DaemonSnapshot alone, so it is plain data in, plain data out.
+ */
+import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "./snapshot.js";
+import { formatThresholdValue, formatTime } from "../replay/records.js";
+import { formatDurationMs } from "../../core/time/duration.js";
+import type { SyncReport } from "../../core/engine/types.js";
+import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
+import type { Signal, Threshold } from "../../core/model.js";
+import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
+import { ALL_SIGNALS, NODE_CONDITIONS, SIGNALS } from "../../core/signals.js";
+
+/** How many evictions /status lists (the decision log keeps them all). */
+export const RECENT_EVICTIONS = 20;
+
+export type ThresholdState = "met" | `met, grace ${number}s left` | "ok";
+
+export interface ThresholdView {
+  readonly id: string;
+  readonly type: "hard" | "soft";
+  /** As configured: `100Mi`, `10%`. */
+  readonly value: string;
+  /** Resolved against the signal's capacity; absent when a percentage has no capacity to resolve against. */
+  readonly quantity?: string;
+  readonly gracePeriod: string;
+  readonly minReclaim?: string;
+  readonly derivedFrom?: Signal;
+  readonly state: ThresholdState;
+}
+
+export interface SignalView {
+  readonly signal: Signal;
+  readonly available?: string;
+  readonly capacity?: string;
+  readonly time?: string;
+  readonly thresholds: readonly ThresholdView[];
+}
+
+export interface StatusView {
+  readonly node: {
+    readonly name: string;
+    readonly listen: string;
+    readonly startedAt: string;
+    readonly now: string;
+  };
+  readonly capabilities: readonly string[];
+  readonly conditions: readonly { readonly type: string; readonly status: "True" | "False" }[];
+  readonly lastSync: {
+    readonly time: string;
+    readonly ran: boolean;
+    readonly statsUnavailable: boolean;
+    readonly actedOn: string | null;
+    readonly outcome: string;
+  } | null;
+  readonly signals: readonly SignalView[];
+  readonly pods: readonly Record<string, unknown>[];
+  readonly ranking: {
+    readonly signal: Signal;
+    /** The first pod that would be evicted (critical pods never are); null when none can be. */
+    readonly next: string | null;
+    readonly order: readonly {
+      readonly place: number;
+      readonly pod: string;
+      readonly critical: boolean;
+      readonly reason: string;
+    }[];
+  } | null;
+  /** Newest first, at most RECENT_EVICTIONS. */
+  readonly recentEvictions: readonly Record<string, unknown>[];
+  /** Evictions since start, per `kubelet_evictions` label. */
+  readonly evictionCounts: Readonly<Record<string, number>>;
+}
+
+const msToDuration = formatDurationMs;
+
+function show(signal: Signal, n: bigint): string {
+  return formatQuantity(quantityFromInt(n, SIGNALS[signal].unit === "bytes" ? "BinarySI" : "DecimalSI"));
+}
+
+/**
+ * Met (grace satisfied, or hard), met but still inside its grace period, or not met, as of the last
+ * synchronize; the grace time left is counted to `now` so a polled /status counts down.
+ */
+function thresholdState(t: Threshold, report: SyncReport | undefined, now: number): ThresholdState {
+  if (report === undefined) return "ok";
+  const waiting = report.awaitingGrace.find((w) => w.threshold.id === t.id);
+  if (waiting !== undefined) {
+    const left = Math.max(0, Math.ceil((waiting.since + t.gracePeriodMs - now) / 1000));
+    return `met, grace ${left}s left`;
+  }
+  return report.thresholdsMet.some((m) => m.id === t.id) ? "met" : "ok";
+}
+
+function thresholdView(
+  t: Threshold,
+  capacity: bigint | undefined,
+  report: SyncReport | undefined,
+  now: number,
+): ThresholdView {
+  const value = t.value;
+  const quantity =
+    value === undefined || (value.kind === "percentage" && capacity === undefined)
+      ? undefined
+      : formatQuantity(thresholdQuantity(value, capacity ?? 0n));
+  return {
+    id: t.id,
+    type: t.gracePeriodMs === 0 ? "hard" : "soft",
+    value: formatThresholdValue(value),
+    ...(quantity !== undefined ? { quantity } : {}),
+    gracePeriod: msToDuration(t.gracePeriodMs),
+    ...(t.minReclaim !== undefined ? { minReclaim: formatThresholdValue(t.minReclaim) } : {}),
+    ...(t.derivedFrom !== undefined ? { derivedFrom: t.derivedFrom } : {}),
+    state: thresholdState(t, report, now),
+  };
+}
+
+/** The configured thresholds plus any the engine added (containerfs copies), minus inert mirrors. */
+function allThresholds(s: DaemonSnapshot): Threshold[] {
+  const byId = new Map<string, Threshold>();
+  const r = s.lastReport;
+  const seen = [
+    ...s.node.eviction.thresholds,
+    ...(r?.thresholdsMet ?? []),
+    ...(r?.awaitingGrace.map((w) => w.threshold) ?? []),
+  ];
+  for (const t of seen) if (t.operator !== "" && !byId.has(t.id)) byId.set(t.id, t);
+  return [...byId.values()];
+}
+
+function signalViews(s: DaemonSnapshot): SignalView[] {
+  const thresholds = allThresholds(s);
+  const observations = s.lastReport?.observations;
+  const out: SignalView[] = [];
+  for (const signal of ALL_SIGNALS) {
+    const o = observations?.get(signal);
+    const mine = thresholds.filter((t) => t.signal === signal);
+    if (o === undefined && mine.length === 0) continue;
+    out.push({
+      signal,
+      ...(o !== undefined
+        ? { available: show(signal, o.available), capacity: show(signal, o.capacity) }
+        : {}),
+      ...(o?.time !== undefined ? { time: formatTime(o.time) } : {}),
+      thresholds: mine.map((t) => thresholdView(t, o?.capacity, s.lastReport, s.now)),
+    });
+  }
+  return out;
+}
+
+function podView(p: PodStatusView): Record<string, unknown> {
+  return {
+    pod: p.pod.key,
+    uid: p.pod.uid,
+    phase: p.phase,
+    ...(p.reason !== undefined ? { reason: p.reason } : {}),
+    ...(p.message !== undefined ? { message: p.message } : {}),
+    qosClass: p.qosClass,
+    priority: p.pod.priority,
+    conditions: p.conditions,
+    restarts: p.restarts,
+  };
+}
+
+function evictionView(e: EvictionRecord): Record<string, unknown> {
+  return {
+    time: formatTime(e.at),
+    pod: e.pod,
+    signal: e.signal,
+    gracePeriodSeconds: e.gracePeriodSeconds,
+    killFailed: e.killFailed,
+    ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}),
+    message: e.message,
+  };
+}
+
+export function buildStatusView(s: DaemonSnapshot): StatusView {
+  const r = s.lastReport;
+  const host = s.node.listen.host.includes(":") ? `[${s.node.listen.host}]` : s.node.listen.host;
+  return {
+    node: {
+      name: s.node.name,
+      listen: `${host}:${s.node.listen.port}`,
+      startedAt: formatTime(s.startedAt),
+      now: formatTime(s.now),
+    },
+    capabilities: s.capabilities,
+    conditions: NODE_CONDITIONS.map((type) => ({
+      type,
+      status: s.conditions.includes(type) ? "True" : "False",
+    })),
+    lastSync:
+      r === undefined
+        ? null
+        : {
+            time: formatTime(r.now),
+            ran: r.ran,
+            statsUnavailable: r.statsUnavailable,
+            actedOn: r.actedOn?.signal ?? null,
+            outcome: r.outcome,
+          },
+    signals: signalViews(s),
+    pods: s.pods.map(podView),
+    ranking:
+      s.ranking === undefined
+        ? null
+        : {
+            signal: s.ranking.signal,
+            next: s.ranking.order.find((e) => !e.critical)?.pod.key ?? null,
+            order: s.ranking.order.map((e) => ({
+              place: e.place,
+              pod: e.pod.key,
+              critical: e.critical,
+              reason: e.reason,
+            })),
+          },
+    recentEvictions: s.evictions.slice(-RECENT_EVICTIONS).reverse().map(evictionView),
+    evictionCounts: s.evictionCounts,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The ports the daemon's eviction loop drives. Each is small and owned here, by the consumer:
+ * adapters (Linux stats, the process pod runtime, kernel notifications, the system clock) implement
+ * them, and tests can drive the loop through them.
+ */
+import type { NodeSummary, Pod } from "../core/model.js";
+
+/** One sample of the node: the raw Summary API object and its decoded form. */
+export interface StatsSample {
+  readonly raw: unknown;
+  readonly summary: NodeSummary;
+}
+
+export interface StatsPort {
+  /** Reads fresh stats from the system; rejects when they cannot be read. */
+  collect(): Promise<StatsSample>;
+}
+
+/** The status a pod is left with when the kubelet fails it (eviction or admission rejection). */
+export interface FailedPodStatus {
+  readonly phase: "Failed";
+  readonly reason: string;
+  readonly message: string;
+  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+}
+
+export interface KillResult {
+  /** When SIGTERM reached the pod's processes (epoch ms). */
+  readonly terminatedAt: number;
+  /** Resolves when the pod is gone or the kill gave up: processes still alive (e.g. in D state). */
+  readonly done: Promise<{ readonly ok: boolean; readonly stuck: readonly { readonly pid: number; readonly state: string }[] }>;
+}
+
+/** What a node-level reclaim function freed, for logs. */
+export interface ReclaimReport {
+  readonly freedBytes: number;
+  readonly note?: string;
+}
+
+export interface PodsPort {
+  /** Admitted pods that are not terminated and not being evicted, in a stable order. */
+  activePods(): readonly Pod[];
+  /** SIGTERM now, SIGKILL after the grace period; the status is written and the pod never restarted. */
+  kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult>;
+  /** Whether no process of the pod is left (its cgroups are empty). */
+  isCleanedUp(pod: Pod): Promise<boolean>;
+  /** Node-level reclaim: dead containers of terminated pods. */
+  containerGC(): Promise<ReclaimReport>;
+  /** Node-level reclaim: unused images. */
+  imageGC(): Promise<ReclaimReport>;
+}
+
+export interface ClockPort {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Why the loop woke: the housekeeping timer, or a kernel notification (with when it fired). */
+export interface Wake {
+  readonly reason: string;
+  readonly at: number;
+  readonly notification: boolean;
+}
+
+export interface WakePort {
+  /** Resolves at the first notification, or with a timer wake after `timeoutMs`. */
+  next(timeoutMs: number, signal?: AbortSignal): Promise<Wake>;
+  /** Re-arm kernel thresholds from the latest sample (called when the engine asks, ≤ every 10 s). */
+  rearm(sample: StatsSample): void;
+}
+
+export interface LoggerPort {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}

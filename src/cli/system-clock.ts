@@ -1,0 +1,19 @@
+/** The wall clock and an abortable sleep, for the long-running commands. */
+import type { ClockPort } from "../app/ports.js";
+
+export const systemClock: ClockPort = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted === true) return resolve();
+      const onAbort = (): void => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};

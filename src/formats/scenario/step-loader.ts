@@ -1,0 +1,173 @@
+/**
+ * The checks of one scenario step (docs/replay-format.md, `steps[]`), shared by the document and the
+ * JSONL forms: `at` (a Go duration, strictly after the previous step's), summaries inline or by
+ * file, reclaimErrors, killFailures, addPods, removePods, admit. Steps are loaded one at a time, in
+ * order, so a streamed trace is checked and replayed without being held in memory.
+ */
+import { durationToMs, DurationError, parseGoDuration } from "../../core/time/duration.js";
+import { pathIndex, pathKey, type IssueList } from "../../core/issues.js";
+import type { Pod } from "../../core/model.js";
+import { decodePodList } from "../../core/pod/decode-pod.js";
+import { validateSummary } from "../../core/summary/validate-summary.js";
+import type { RawSummary, ScenarioStep } from "../../app/replay/scenario.js";
+import { isRawObject, showValue as show } from "./raw-value.js";
+import type { ReferencedFiles } from "./referenced-files.js";
+
+const STEP_KEYS = new Set([
+  "at",
+  "summary",
+  "afterReclaim",
+  "reclaimErrors",
+  "killFailures",
+  "addPods",
+  "removePods",
+  "admit",
+]);
+
+function formatMs(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+export class StepLoader {
+  private readonly files: ReferencedFiles;
+  /** The last `at` that parsed, for the ordering check. */
+  private lastAt = -Infinity;
+
+  constructor(files: ReferencedFiles) {
+    this.files = files;
+  }
+
+  /**
+   * Checks step `index` (its issues go to `issues` with paths `steps[index]...`; problems inside
+   * referenced files go to the files' own list) and decodes it. Returns undefined when the step has
+   * an error, so that it is never replayed.
+   */
+  async load(raw: unknown, index: number, issues: IssueList): Promise<ScenarioStep | undefined> {
+    const before = issues.items.length;
+    const path = pathIndex("steps", index);
+    if (!isRawObject(raw)) {
+      issues.error(path, "type", `expected a step mapping with at least "at", got ${show(raw)}`);
+      return undefined;
+    }
+    for (const k of Object.keys(raw)) {
+      if (!STEP_KEYS.has(k))
+        issues.warning(pathKey(path, k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
+    }
+    let atMs = 0;
+    let atValid = false;
+    const at = raw["at"];
+    if (at === undefined)
+      issues.error(
+        `${path}.at`,
+        "required",
+        "missing: every step needs `at`, a Go duration since start such as 30s",
+      );
+    else if (typeof at !== "string" && at !== 0)
+      issues.error(`${path}.at`, "type", `expected a Go duration such as "30s", got ${show(at)}`);
+    else {
+      try {
+        const ns = parseGoDuration(String(at));
+        if (ns < 0n) issues.error(`${path}.at`, "negative", `must not be negative, got ${show(at)}`);
+        else atValid = true;
+        atMs = durationToMs(ns);
+      } catch (e) {
+        if (!(e instanceof DurationError)) throw e;
+        // (DurationError carries Go's exact message.)
+        issues.error(`${path}.at`, "invalid-duration", e.message);
+      }
+    }
+
+    let filesOk = true;
+    const summaryAt = async (key: "summary" | "afterReclaim"): Promise<RawSummary | undefined> => {
+      const v = raw[key];
+      if (v === undefined) return undefined;
+      const s = await this.loadSummary(v, `${path}.${key}`, issues);
+      if (s === undefined) filesOk = false;
+      return s;
+    };
+    const summary = await summaryAt("summary");
+    const afterReclaim = await summaryAt("afterReclaim");
+
+    const reclaimErrors: Record<string, string> = {};
+    const re = raw["reclaimErrors"];
+    if (re !== undefined) {
+      if (!isRawObject(re))
+        issues.error(
+          `${path}.reclaimErrors`,
+          "type",
+          `expected {images: "...", containers: "..."}, got ${show(re)}`,
+        );
+      else {
+        for (const [k, v] of Object.entries(re)) {
+          if (k !== "images" && k !== "containers")
+            issues.error(
+              pathKey(`${path}.reclaimErrors`, k),
+              "enum",
+              `expected images or containers, got ${JSON.stringify(k)}`,
+            );
+          else if (typeof v !== "string")
+            issues.error(
+              pathKey(`${path}.reclaimErrors`, k),
+              "type",
+              `expected an error message string, got ${show(v)}`,
+            );
+          else reclaimErrors[k] = v;
+        }
+      }
+    }
+    const stringList = (key: string): string[] => {
+      const v = raw[key];
+      if (v === undefined) return [];
+      if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+        issues.error(
+          `${path}.${key}`,
+          "type",
+          `expected a list of pods as "namespace/name" or UID, got ${show(v)}`,
+        );
+        return [];
+      }
+      return v;
+    };
+    const podList = (key: string): Pod[] => {
+      const v = raw[key];
+      if (v === undefined) return [];
+      return decodePodList(v, `${path}.${key}`, issues);
+    };
+    const step: ScenarioStep = {
+      index,
+      atMs,
+      ...(summary !== undefined ? { summary } : {}),
+      ...(afterReclaim !== undefined ? { afterReclaim } : {}),
+      reclaimErrors,
+      killFailures: stringList("killFailures"),
+      addPods: podList("addPods"),
+      removePods: stringList("removePods"),
+      admit: podList("admit"),
+    };
+    // Only `at`s that parsed are compared: a bad one is reported once, as itself.
+    if (atValid) {
+      if (atMs <= this.lastAt) {
+        issues.error(
+          `${path}.at`,
+          "order",
+          `steps must be strictly increasing in time: ${formatMs(atMs)} is not after the previous step`,
+        );
+      }
+      this.lastAt = atMs;
+    }
+    let failed = !filesOk;
+    for (let i = before; i < issues.items.length && !failed; i++)
+      failed = issues.items[i]?.severity === "error";
+    return failed ? undefined : step;
+  }
+
+  /** A summary inline (checked in place) or in a referenced file (checked once per file). */
+  private async loadSummary(raw: unknown, path: string, issues: IssueList): Promise<RawSummary | undefined> {
+    if (typeof raw !== "string") {
+      validateSummary(raw, path, issues);
+      return { raw, path };
+    }
+    const f = await this.files.load(raw, path, (value, local) => validateSummary(value, path, local));
+    return f.ok ? { raw: f.value, path } : undefined;
+  }
+}

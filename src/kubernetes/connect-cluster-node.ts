@@ -1,0 +1,300 @@
+/**
+ * The ClusterNodePort over HTTP: one node's Summary and configz (through the API server's node
+ * proxy, or straight from its kubelet), its pods from the API server, and the writes an eviction
+ * makes. Payloads stay plain JSON as sent; the Summary keeps every digit of its uint64 counters.
+ */
+import { readFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+import type {
+  ClusterNodePort,
+  EvictedPodStatus,
+  PodEvent,
+  PodRef,
+  WriteOutcome,
+} from "../app/cluster/cluster-node-port.js";
+import { AdapterError } from "../errors.js";
+import { parseJsonExact } from "../formats/json/parse-json-exact.js";
+import type { ApiOperation } from "./api-operation.js";
+import { endpointUrl } from "./http-exchange.js";
+import { KubeApiError } from "./kube-api-error.js";
+import { KubeClient } from "./kube-client.js";
+import { apiServerEndpoint, kubeletEndpoint, type KubeEndpoint } from "./kube-endpoint.js";
+import { loadKubeConfig, type KubeConfigSelection } from "./load-kube-config.js";
+import { kubeletAddress } from "./node-address.js";
+import { EventNamer, eventsPath, podEventBody, type PodEventContent } from "./pod-event.js";
+import { deleteOptionsBody, evictionBody, nodePodsPath, podPath, statusPatchBody } from "./pod-requests.js";
+import { consumePodWatch } from "./pod-watch-stream.js";
+import { retryPolicyWith, type RetryPolicy } from "./retry-policy.js";
+
+/** How to reach the node; only `nodeName` is required. */
+export interface ConnectClusterNodeOptions extends KubeConfigSelection {
+  readonly nodeName: string;
+  /** Where Summary and configz come from: the API server's node proxy (default) or the kubelet itself. */
+  readonly source?: "proxy" | "kubelet";
+  /** The kubelet's port; default: the port the Node reports (`daemonEndpoints`), else 10250. */
+  readonly kubeletPort?: number;
+  /** Accept any kubelet serving certificate (wins over kubeletCa). */
+  readonly kubeletInsecureTls?: boolean;
+  /** CA bundle (PEM file) for the kubelet's serving certificate; default: the cluster CA. */
+  readonly kubeletCa?: string;
+  /** Per-request time limit; default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /** The `timeoutSeconds` of each watch request; default 300. */
+  readonly watchTimeoutSeconds?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Waits between retries; tests pass one that records and returns at once. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter source, [0, 1). */
+  readonly random?: () => number;
+  /** Clock for event and condition timestamps and for Retry-After dates (epoch ms). */
+  readonly now?: () => number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_WATCH_TIMEOUT_SECONDS = 300;
+const JSON_TYPE = "application/json";
+const STRATEGIC_MERGE_TYPE = "application/strategic-merge-patch+json";
+
+/**
+ * Loads the kubeconfig and returns the port for `options.nodeName`. With `source: "kubelet"` it
+ * first reads the Node to find the kubelet's address, so that failure shows here. Throws
+ * AdapterError `kubeconfig` for configuration problems and KubeApiError for failed requests.
+ */
+export async function connectClusterNode(options: ConnectClusterNodeOptions): Promise<ClusterNodePort> {
+  const loaded = loadKubeConfig(options);
+  const client = new KubeClient({
+    retry: retryPolicyWith(options.retry),
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    identity: loaded.identity,
+    sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, signal === undefined ? {} : { signal })),
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  });
+  const api = apiServerEndpoint(loaded.kubeConfig, loaded.server, loaded.identity);
+  const node = new ClusterNode(options, client, api, api);
+  if (options.source !== "kubelet") return node;
+
+  const address = kubeletAddress(await node.node(), options.kubeletPort);
+  if (!address.ok) {
+    throw new AdapterError(
+      "kubelet-address",
+      `cannot find the kubelet of node ${options.nodeName}: ${address.problem}`,
+      {
+        hint: "use --source proxy to read through the API server",
+      },
+    );
+  }
+  const kubelet = kubeletEndpoint(
+    loaded.kubeConfig,
+    address.host,
+    address.port,
+    { ca: await readCa(options.kubeletCa), insecure: options.kubeletInsecureTls === true },
+    loaded.identity,
+  );
+  return new ClusterNode(options, client, api, kubelet);
+}
+
+/** The port for one node; `stats` is the API server (proxy source) or the kubelet. */
+class ClusterNode implements ClusterNodePort {
+  readonly nodeName: string;
+  readonly describe: string;
+  readonly #client: KubeClient;
+  readonly #api: KubeEndpoint;
+  readonly #stats: KubeEndpoint;
+  readonly #statsPrefix: string;
+  readonly #watchTimeoutSeconds: number;
+  readonly #now: () => number;
+  readonly #eventNames = new EventNamer();
+
+  constructor(
+    options: ConnectClusterNodeOptions,
+    client: KubeClient,
+    api: KubeEndpoint,
+    stats: KubeEndpoint,
+  ) {
+    this.nodeName = options.nodeName;
+    this.#client = client;
+    this.#api = api;
+    this.#stats = stats;
+    this.#statsPrefix =
+      stats.kind === "kubelet" ? "" : `/api/v1/nodes/${encodeURIComponent(options.nodeName)}/proxy`;
+    this.describe =
+      stats.kind === "kubelet"
+        ? `kubelet ${stats.baseUrl.origin}`
+        : `API server proxy ${endpointUrl(api, this.#statsPrefix).href}`;
+    this.#watchTimeoutSeconds = options.watchTimeoutSeconds ?? DEFAULT_WATCH_TIMEOUT_SECONDS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async summary(signal?: AbortSignal): Promise<unknown> {
+    const path = `${this.#statsPrefix}/stats/summary`;
+    const text = await this.#client.read(this.#stats, this.#statsOperation("stats"), path, signal);
+    return this.#parse(text, path, parseJsonExact);
+  }
+
+  async kubeletConfig(signal?: AbortSignal): Promise<unknown> {
+    const path = `${this.#statsPrefix}/configz`;
+    const text = await this.#client.read(this.#stats, this.#statsOperation("proxy"), path, signal);
+    const body = this.#parse(text, path, JSON.parse);
+    // The kubelet's /configz answers {"kubeletconfig": {...}}: the KubeletConfiguration without apiVersion/kind.
+    const inner = isRecord(body) ? body.kubeletconfig : undefined;
+    if (!isRecord(inner)) throw this.#badResponse(path, `has no "kubeletconfig" object`);
+    return inner;
+  }
+
+  async node(signal?: AbortSignal): Promise<unknown> {
+    const path = `/api/v1/nodes/${encodeURIComponent(this.nodeName)}`;
+    const text = await this.#client.read(this.#api, { verb: "get", resource: "nodes" }, path, signal);
+    return this.#parse(text, path, JSON.parse);
+  }
+
+  async listPods(
+    signal?: AbortSignal,
+  ): Promise<{ readonly items: readonly unknown[]; readonly resourceVersion: string }> {
+    const path = nodePodsPath(this.nodeName);
+    const text = await this.#client.read(this.#api, { verb: "list", resource: "pods" }, path, signal);
+    const list = this.#parse(text, path, JSON.parse);
+    const items = isRecord(list) ? list.items : undefined;
+    const metadata = isRecord(list) && isRecord(list.metadata) ? list.metadata : {};
+    const resourceVersion = metadata.resourceVersion;
+    if (!Array.isArray(items) || typeof resourceVersion !== "string") {
+      throw this.#badResponse(path, "is not a PodList with items and metadata.resourceVersion");
+    }
+    return { items: items as unknown[], resourceVersion };
+  }
+
+  async watchPods(
+    resourceVersion: string,
+    onEvent: (event: PodEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (signal.aborted) return;
+    const path = nodePodsPath(this.nodeName, { resourceVersion, timeoutSeconds: this.#watchTimeoutSeconds });
+    let stream;
+    try {
+      stream = await this.#client.openWatch(this.#api, { verb: "watch", resource: "pods" }, path, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    await consumePodWatch(stream, onEvent, signal, {
+      method: "GET",
+      path,
+      url: endpointUrl(this.#api, path).href,
+      // The server ends the watch after timeoutSeconds; silence well past that means a dead connection.
+      idleTimeoutMs: (this.#watchTimeoutSeconds + 60) * 1000,
+    });
+  }
+
+  patchPodStatus(pod: PodRef, status: EvictedPodStatus): Promise<WriteOutcome> {
+    return this.#client.write(
+      this.#api,
+      { verb: "patch", resource: "pods", subresource: "status", namespace: pod.namespace },
+      {
+        method: "PATCH",
+        path: `${podPath(pod)}/status`,
+        body: statusPatchBody(pod, status, this.#now()),
+        contentType: STRATEGIC_MERGE_TYPE,
+      },
+    );
+  }
+
+  createPodEvent(pod: PodRef, event: PodEventContent): Promise<WriteOutcome> {
+    const now = this.#now();
+    const name = this.#eventNames.next(pod.name, now);
+    return this.#client.write(
+      this.#api,
+      { verb: "create", resource: "events", namespace: pod.namespace },
+      {
+        method: "POST",
+        path: eventsPath(pod),
+        body: podEventBody(pod, event, this.nodeName, name, now),
+        contentType: JSON_TYPE,
+      },
+      // AlreadyExists: an earlier attempt was stored though its answer was lost (the name is unique to this event).
+      (response, status) =>
+        response.status === 409 && status?.reason === "AlreadyExists" ? { kind: "done" } : undefined,
+    );
+  }
+
+  deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome> {
+    return this.#client.write(
+      this.#api,
+      { verb: "delete", resource: "pods", namespace: pod.namespace },
+      {
+        method: "DELETE",
+        path: podPath(pod),
+        body: deleteOptionsBody(pod, gracePeriodSeconds),
+        contentType: JSON_TYPE,
+      },
+    );
+  }
+
+  evictPod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome> {
+    return this.#client.write(
+      this.#api,
+      { verb: "create", resource: "pods", subresource: "eviction", namespace: pod.namespace },
+      {
+        method: "POST",
+        path: `${podPath(pod)}/eviction`,
+        body: evictionBody(pod, gracePeriodSeconds),
+        contentType: JSON_TYPE,
+      },
+    );
+  }
+
+  /**
+   * The permission a Summary/configz read needs: through the API server, `get nodes/proxy`; on the
+   * kubelet, `get nodes/stats` for /stats and `get nodes/proxy` for everything else.
+   */
+  #statsOperation(kubeletSubresource: "stats" | "proxy"): ApiOperation {
+    return {
+      verb: "get",
+      resource: "nodes",
+      subresource: this.#stats.kind === "kubelet" ? kubeletSubresource : "proxy",
+    };
+  }
+
+  #parse(text: string, path: string, parse: (text: string) => unknown): unknown {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw this.#badResponse(
+        path,
+        `is not JSON (${error instanceof Error ? error.message : String(error)})`,
+        error,
+      );
+    }
+  }
+
+  #badResponse(path: string, what: string, cause?: unknown): KubeApiError {
+    const endpoint = path.startsWith("/api/") ? this.#api : this.#stats;
+    return new KubeApiError("kube-bad-response", `the response to GET ${path} ${what}`, {
+      method: "GET",
+      url: endpointUrl(endpoint, path).href,
+      status: 200,
+      reason: undefined,
+      transient: false,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+}
+
+async function readCa(file: string | undefined): Promise<Buffer | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new AdapterError(
+      "kubelet-ca",
+      `cannot read the kubelet CA file ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

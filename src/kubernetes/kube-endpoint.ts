@@ -1,0 +1,120 @@
+/**
+ * The two places evictd talks to, each with the headers and TLS agent for one request: the API
+ * server (everything as client-node derives it from the kubeconfig: token, exec/OIDC plugin, client
+ * certificate, CA, insecure-skip-tls-verify, proxy) and a node's kubelet (the same credentials, but
+ * the kubelet's own serving certificate, checked against a CA of its own or not at all).
+ */
+import http from "node:http";
+import https from "node:https";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { AdapterError } from "../errors.js";
+
+/** Headers and agent for one request. */
+export interface PreparedRequest {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly agent: http.Agent;
+  /** `user:password` for basic auth, which client-node hands over this way. */
+  readonly auth: string | undefined;
+}
+
+/** A server evictd sends requests to. */
+export interface KubeEndpoint {
+  readonly kind: "apiserver" | "kubelet";
+  /** Scheme, host, port and any path prefix (some API servers sit under one behind a proxy). */
+  readonly baseUrl: URL;
+  /** For messages: "the API server at https://10.0.0.1:6443". */
+  readonly describe: string;
+  /** Headers and agent for the next request; credentials may refresh between calls (exec, OIDC). */
+  prepare(): Promise<PreparedRequest>;
+}
+
+/** TLS settings for talking to a kubelet directly. */
+export interface KubeletTls {
+  /** CA bundle the kubelet's serving certificate must chain to; default: the cluster CA. */
+  readonly ca: Buffer | undefined;
+  /** Accept any certificate (kubelets with self-signed serving certificates). */
+  readonly insecure: boolean;
+}
+
+/** The API server of the kubeconfig's current context. */
+export function apiServerEndpoint(kc: KubeConfig, server: string, identity: string): KubeEndpoint {
+  const baseUrl = new URL(server);
+  return {
+    kind: "apiserver",
+    baseUrl,
+    describe: `the API server at ${baseUrl.origin}`,
+    async prepare() {
+      const options = await credentialOptions(kc, identity);
+      return {
+        headers: headerRecord(options.headers),
+        agent: agentOf(options),
+        auth: options.auth ?? undefined,
+      };
+    },
+  };
+}
+
+/** A kubelet at `host:port`, reached over HTTPS with the context's credentials. */
+export function kubeletEndpoint(
+  kc: KubeConfig,
+  host: string,
+  port: number,
+  tls: KubeletTls,
+  identity: string,
+): KubeEndpoint {
+  const baseUrl = new URL(`https://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  return {
+    kind: "kubelet",
+    baseUrl,
+    describe: `the kubelet at ${baseUrl.origin}`,
+    async prepare() {
+      const options = await credentialOptions(kc, identity);
+      // The cluster's TLS server name and proxy belong to the API server, not to the node.
+      const agent = new https.Agent({
+        ...(options.cert === undefined ? {} : { cert: options.cert }),
+        ...(options.key === undefined ? {} : { key: options.key }),
+        ...(tls.ca !== undefined ? { ca: tls.ca } : options.ca === undefined ? {} : { ca: options.ca }),
+        rejectUnauthorized: !tls.insecure,
+      });
+      return { headers: headerRecord(options.headers), agent, auth: options.auth ?? undefined };
+    },
+  };
+}
+
+/** client-node's view of the request options: headers, TLS material and an agent. */
+async function credentialOptions(kc: KubeConfig, identity: string): Promise<https.RequestOptions> {
+  const options: https.RequestOptions = { headers: {} };
+  try {
+    await kc.applyToHTTPSOptions(options);
+  } catch (error) {
+    // Exec plugins that fail, unreadable token or certificate files, an expired OIDC refresh.
+    throw new AdapterError(
+      "kube-credentials",
+      `cannot get credentials (${identity}): ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  return options;
+}
+
+function agentOf(options: https.RequestOptions): http.Agent {
+  const agent = options.agent;
+  if (agent instanceof http.Agent) return agent;
+  throw new AdapterError("kube-credentials", "client-node did not provide an HTTP agent for the API server");
+}
+
+function headerRecord(
+  headers: http.OutgoingHttpHeaders | readonly string[] | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers === undefined || isStringArray(headers)) return out;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : String(value);
+  }
+  return out;
+}
+
+function isStringArray(v: unknown): v is readonly string[] {
+  return Array.isArray(v);
+}

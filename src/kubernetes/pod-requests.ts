@@ -1,0 +1,70 @@
+/**
+ * Paths and JSON bodies of the pod writes, shaped as the kubelet and kubectl send them: the status
+ * patch, DeleteOptions with a uid precondition, and the policy/v1 Eviction.
+ */
+import type { EvictedPodStatus, PodRef } from "../app/cluster/cluster-node-port.js";
+
+/** `/api/v1/namespaces/NS/pods/NAME`, segments escaped. */
+export function podPath(pod: Pick<PodRef, "namespace" | "name">): string {
+  return `/api/v1/namespaces/${encodeURIComponent(pod.namespace)}/pods/${encodeURIComponent(pod.name)}`;
+}
+
+/** The `/api/v1/pods` list or watch of the pods bound to `nodeName`. */
+export function nodePodsPath(
+  nodeName: string,
+  watch?: { resourceVersion: string; timeoutSeconds: number },
+): string {
+  const query = new URLSearchParams({ fieldSelector: `spec.nodeName=${nodeName}` });
+  if (watch !== undefined) {
+    query.set("watch", "1");
+    query.set("resourceVersion", watch.resourceVersion);
+    query.set("allowWatchBookmarks", "true");
+    // The server ends the watch after this long; the caller watches again from where it was. A
+    // bounded watch also bounds how long a silently dead connection can go unnoticed.
+    query.set("timeoutSeconds", String(watch.timeoutSeconds));
+  }
+  return `/api/v1/pods?${query.toString()}`;
+}
+
+/**
+ * The strategic-merge patch of pods/NAME/status. Like the kubelet's status manager
+ * (`statusutil.PatchPodStatus`), the pod's uid goes into `metadata` so the patch cannot land on a
+ * re-created pod of the same name; conditions merge by `type` and get their transition time.
+ */
+export function statusPatchBody(pod: PodRef, status: EvictedPodStatus, nowMs: number): unknown {
+  const time = apiTime(nowMs);
+  return {
+    metadata: { uid: pod.uid },
+    status: {
+      phase: status.phase,
+      reason: status.reason,
+      message: status.message,
+      conditions: status.conditions.map((c) => ({ ...c, lastTransitionTime: time })),
+    },
+  };
+}
+
+/** DeleteOptions for DELETE pods/NAME: this incarnation only, with this grace period. */
+export function deleteOptionsBody(pod: PodRef, gracePeriodSeconds: number): unknown {
+  return {
+    kind: "DeleteOptions",
+    apiVersion: "v1",
+    gracePeriodSeconds,
+    preconditions: { uid: pod.uid },
+  };
+}
+
+/** The policy/v1 Eviction POSTed to pods/NAME/eviction. */
+export function evictionBody(pod: PodRef, gracePeriodSeconds: number): unknown {
+  return {
+    apiVersion: "policy/v1",
+    kind: "Eviction",
+    metadata: { name: pod.name, namespace: pod.namespace },
+    deleteOptions: { gracePeriodSeconds, preconditions: { uid: pod.uid } },
+  };
+}
+
+/** meta/v1 Time: RFC 3339 in UTC with whole seconds, as the API serialises it. */
+export function apiTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}

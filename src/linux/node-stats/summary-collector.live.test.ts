@@ -1,0 +1,338 @@
+/**
+ * The collector on this host's real cgroups and a real tmpfs: a node subtree with a pod that holds
+ * 30 MiB and writes a 5 MiB log and a 10 MiB emptyDir, read back through the engine's own decoder;
+ * then 100 pods with a sleeping process each, to time one collection. Needs root (cgroups, mount).
+ */
+import assert from "node:assert/strict";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { after, before, describe, test } from "node:test";
+import { makeSignalObservations } from "../../core/engine/observations.js";
+import { IssueList } from "../../core/issues.js";
+import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { validateSummary } from "../../core/summary/validate-summary.js";
+import type {
+  CgroupDriver,
+  ContainerCgroup,
+  NodeCgroups,
+  PodCgroup,
+} from "../cgroups/cgroup-driver.js";
+import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
+import { detectOwnCgroups } from "../cgroups/detect-cgroups.js";
+import { spawnInCgroups } from "../cgroups/spawn-in-cgroup.js";
+import type { ActivePodInfo } from "./active-pod-info.js";
+import { podDir } from "./pod-paths.js";
+import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
+
+const MiB = 1024 * 1024;
+const detection = process.platform === "linux" ? await detectOwnCgroups() : undefined;
+const choice = detection === undefined ? undefined : createCgroupDriver(detection);
+const skip =
+  choice === undefined
+    ? "not Linux"
+    : !choice.ok
+      ? choice.reason
+      : process.getuid?.() !== 0
+        ? "mounting a tmpfs needs root"
+        : false;
+if (skip !== false) console.error(`# live stats tests skipped: ${skip}`);
+
+const NAME = `evictd-stats-${process.pid}-${Math.floor(Math.random() * 1e6)}`;
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+const children: ChildProcess[] = [];
+const mounts: string[] = [];
+
+/** Resolves once the child prints `line`, or rejects after `ms`. */
+function waitForLine(child: ChildProcess, line: string, ms = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    const timer = setTimeout(
+      () => reject(new Error(`no "${line}" from pid ${child.pid} within ${ms} ms: ${buffer}`)),
+      ms,
+    );
+    child.stdout?.on("data", (d: Buffer) => {
+      buffer += d.toString();
+      if (buffer.split("\n").includes(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+async function mountTmpfs(dir: string, size: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
+  mounts.push(dir);
+}
+
+function decode(raw: unknown): ReturnType<typeof decodeSummary> {
+  const issues = new IssueList();
+  validateSummary(raw, "summary", issues);
+  const summary = decodeSummary(raw, "summary", undefined, issues);
+  assert.deepEqual(issues.items, []);
+  return summary;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+describe("LinuxSummaryCollector, live on this host", { skip }, () => {
+  let driver: CgroupDriver;
+  let node: NodeCgroups;
+  let root: string;
+  let spec: CollectorNodeSpec;
+  let pod: PodCgroup;
+  let app: ContainerCgroup;
+  let info: ActivePodInfo;
+
+  before(async () => {
+    assert.ok(choice?.ok);
+    driver = choice.driver;
+    node = await driver.createNode({
+      name: NAME,
+      memoryLimitBytes: 512n * 1024n * 1024n,
+      pidsMax: 1000,
+      pods: { memoryLimitBytes: 448n * 1024n * 1024n, pidsMax: 900 },
+    });
+    root = await mkdtemp(join(tmpdir(), "evictd-stats-live-"));
+    const stateDir = join(root, "state");
+    const imagefsDir = join(root, "images");
+    await mountTmpfs(stateDir, "64m");
+    await mountTmpfs(imagefsDir, "16m");
+    spec = {
+      name: NAME,
+      capacity: { memoryBytes: 512n * 1024n * 1024n, pids: 1000n },
+      podsMemoryLimitBytes: 448n * 1024n * 1024n,
+      stateDir,
+      imagefsDir,
+    };
+
+    const uid = "live-stats-0001";
+    pod = await driver.createPod(uid, "Burstable");
+    app = await driver.createContainer(pod, "app");
+    const dir = podDir(stateDir, uid);
+    for (const d of ["logs", "volumes/scratch", "containers/app/rootfs"])
+      await mkdir(join(dir, d), { recursive: true });
+    // The emptyDir: one 10 MiB file and 100 small ones, written by the test (only the disk figures matter).
+    await writeFile(join(dir, "volumes/scratch/big"), Buffer.alloc(10 * MiB, 0x7a));
+    for (let i = 0; i < 100; i++) await writeFile(join(dir, `volumes/scratch/f${i}`), `file ${i}\n`);
+    // A Memory-medium emptyDir, mounted as its own tmpfs as the pod runtime does.
+    await mountTmpfs(join(dir, "volumes/ram"), "8m");
+    await writeFile(join(dir, "volumes/ram/blob"), Buffer.alloc(MiB, 0x7a));
+    // The pod holds 30 MiB in a shell variable and writes a 5 MiB log, then sleeps.
+    const log = join(dir, "logs/app.log");
+    const script = `x=$(head -c ${30 * MiB} /dev/zero | tr '\\0' a); head -c ${5 * MiB} /dev/zero | tr '\\0' b > "$1"; echo ready; sleep 600`;
+    const child = spawnInCgroups(["sh", "-c", script, "pod", log], env, "/", driver.procFiles(app));
+    children.push(child);
+    await waitForLine(child, "ready");
+    info = {
+      uid,
+      name: "allocator",
+      namespace: "default",
+      startTime: Date.now(),
+      cgroup: pod,
+      containers: [{ name: "app", cgroup: app }],
+      volumes: [
+        { name: "scratch", kind: "emptyDir" },
+        { name: "ram", kind: "emptyDir", medium: "Memory" },
+      ],
+      dir,
+    };
+  });
+
+  after(async () => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await driver?.destroyNode({ name: NAME });
+    for (const dir of mounts.reverse()) execFileSync("umount", [dir]);
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+
+  test("node, pod, disk and PID figures match the cgroups and the tmpfs", async () => {
+    const collector = new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } });
+    const before = await driver.memory(node.node);
+    const raw = await collector.collect([info]);
+    const afterReading = await driver.memory(node.node);
+
+    // Node memory: limit − working set, the working set within what the cgroup showed around the read.
+    const n = raw.node.memory;
+    assert.equal(Number(n.availableBytes) + Number(n.workingSetBytes), 512 * MiB);
+    const lo = Math.min(Number(before.workingSetBytes), Number(afterReading.workingSetBytes)) - MiB;
+    const hi = Math.max(Number(before.workingSetBytes), Number(afterReading.workingSetBytes)) + MiB;
+    assert.ok(
+      Number(n.workingSetBytes) >= lo && Number(n.workingSetBytes) <= hi,
+      `${n.workingSetBytes} not in [${lo}, ${hi}]`,
+    );
+    assert.ok(Number(n.workingSetBytes) >= 30 * MiB);
+    const pods = raw.node.systemContainers.find((c) => c.name === "pods")?.memory;
+    assert.equal(Number(pods?.availableBytes) + Number(pods?.workingSetBytes), 448 * MiB);
+
+    // The pod: ≥ 30 MiB working set, sh + sleep.
+    const p = raw.pods[0];
+    assert.ok(p !== undefined);
+    assert.ok(Number(p.memory?.workingSetBytes) >= 30 * MiB, `pod working set ${p.memory?.workingSetBytes}`);
+    assert.ok(Number(p.containers[0]?.memory?.workingSetBytes) >= 30 * MiB);
+    assert.equal(
+      p.process_stats?.process_count,
+      driver.hasPids
+        ? (await driver.pids(pod)).current
+        : (await driver.procs(pod, { recursive: true })).length,
+    );
+    assert.equal(p.process_stats?.process_count, 2);
+
+    // Disk: a 5 MiB log, a 10 MiB + 100-file emptyDir, on a 64 MiB tmpfs.
+    const logs = p.containers[0]?.logs;
+    assert.ok(
+      Number(logs?.usedBytes) >= 5 * MiB && Number(logs?.usedBytes) < 5 * MiB + 64 * 1024,
+      `logs ${logs?.usedBytes}`,
+    );
+    assert.equal(logs?.inodesUsed, 1);
+    const scratch = p.volume?.find((v) => v.name === "scratch");
+    assert.ok(
+      Number(scratch?.usedBytes) >= 10 * MiB && Number(scratch?.usedBytes) < 11 * MiB,
+      `volume ${scratch?.usedBytes}`,
+    );
+    assert.ok(Number(scratch?.inodesUsed) >= 101, `volume inodes ${scratch?.inodesUsed}`);
+    // The Memory emptyDir reports its own tmpfs, and stays out of ephemeral-storage.
+    const ram = p.volume?.find((v) => v.name === "ram");
+    assert.equal(ram?.capacityBytes, 8 * MiB);
+    assert.equal(ram?.usedBytes, MiB);
+    assert.equal(ram?.inodesUsed, 2);
+    const eph = p["ephemeral-storage"];
+    const rootfs = p.containers[0]?.rootfs;
+    assert.equal(
+      eph?.usedBytes,
+      Number(logs?.usedBytes) + Number(scratch?.usedBytes) + Number(rootfs?.usedBytes),
+    );
+    assert.equal(
+      eph?.inodesUsed,
+      Number(logs?.inodesUsed) + Number(scratch?.inodesUsed) + Number(rootfs?.inodesUsed),
+    );
+    assert.equal(raw.node.fs.capacityBytes, 64 * MiB);
+    assert.ok(Number(raw.node.fs.usedBytes) >= 15 * MiB);
+    assert.equal(raw.node.runtime.imageFs.capacityBytes, 16 * MiB);
+    assert.equal(raw.node.runtime.containerFs.capacityBytes, 64 * MiB);
+
+    // PIDs: the node's budget is its cgroup.
+    assert.equal(raw.node.rlimit.maxpid, 1000);
+    if (driver.hasPids) assert.equal(raw.node.rlimit.curproc, (await driver.pids(node.node)).current);
+
+    // The engine reads it without a single issue and observes every signal this node has.
+    const summary = decode(raw);
+    assert.ok(summary !== undefined);
+    assert.equal(detectFilesystemLayout(summary), "split");
+    const obs = makeSignalObservations(summary);
+    for (const signal of [
+      "memory.available",
+      "allocatableMemory.available",
+      "nodefs.available",
+      "nodefs.inodesFree",
+      "imagefs.available",
+      "imagefs.inodesFree",
+      "pid.available",
+    ] as const) {
+      assert.ok(obs.has(signal), `no ${signal} observation`);
+    }
+    assert.equal(obs.get("memory.available")?.capacity, 512n * 1024n * 1024n);
+    assert.equal(obs.get("nodefs.available")?.capacity, 64n * 1024n * 1024n);
+  });
+
+  test("without a pids capacity: the host's PID view, as upstream", async () => {
+    const { pids: _omit, ...capacity } = spec.capacity;
+    const collector = new LinuxSummaryCollector({ node: { ...spec, capacity }, cgroups: { driver, node } });
+    const raw = await collector.collect([info]);
+    const pidMax = Number(await readFile("/proc/sys/kernel/pid_max", "utf8"));
+    const threadsMax = Number(await readFile("/proc/sys/kernel/threads-max", "utf8"));
+    assert.equal(raw.node.rlimit.maxpid, Math.min(pidMax, threadsMax));
+    assert.ok(Number(raw.node.rlimit.curproc) >= 2);
+  });
+
+  test("without cgroups: the same pod measured through /proc", async () => {
+    const collector = new LinuxSummaryCollector({ node: spec });
+    const shell = children[0]?.pid;
+    assert.ok(shell !== undefined);
+    const { cgroup: _cgroup, ...rest } = info;
+    const raw = await collector.collect([{ ...rest, containers: [{ name: "app", pids: [shell] }] }]);
+    const p = raw.pods[0];
+    assert.ok(Number(p?.memory?.workingSetBytes) >= 30 * MiB, `rss ${p?.memory?.workingSetBytes}`);
+    assert.equal(p?.process_stats?.process_count, 2); // sh and its sleep, one thread each
+    const meminfo = await readFile("/proc/meminfo", "utf8");
+    const total = Number(/MemTotal:\s+(\d+)/.exec(meminfo)?.[1]) * 1024;
+    assert.equal(Number(raw.node.memory.availableBytes) + Number(raw.node.memory.workingSetBytes), total);
+  });
+
+  test("one collect for 10 and 100 pods (each with a sleeping process, a log and an emptyDir)", async () => {
+    const many: ActivePodInfo[] = [];
+    const started = performance.now();
+    for (let i = 0; i < 100; i++) {
+      const uid = `bench-${String(i).padStart(4, "0")}`;
+      const podCgroup = await driver.createPod(uid, i % 2 === 0 ? "Burstable" : "BestEffort");
+      const c = await driver.createContainer(podCgroup, "main");
+      const dir = podDir(spec.stateDir, uid);
+      await mkdir(join(dir, "logs"), { recursive: true });
+      await mkdir(join(dir, "volumes", "data"), { recursive: true });
+      await mkdir(join(dir, "containers", "main", "rootfs"), { recursive: true });
+      await writeFile(join(dir, "logs", "main.log"), `started ${uid}\n`);
+      for (let f = 0; f < 10; f++) await writeFile(join(dir, "volumes", "data", `f${f}`), "x".repeat(1000));
+      const child = spawnInCgroups(["sleep", "600"], env, "/", driver.procFiles(c), "ignore");
+      children.push(child);
+      many.push({
+        uid,
+        name: uid,
+        namespace: "bench",
+        cgroup: podCgroup,
+        containers: [{ name: "main", cgroup: c }],
+        volumes: [{ name: "data", kind: "emptyDir" }],
+        dir,
+      });
+    }
+    // Wait until every sleep has joined its cgroup.
+    const deadline = Date.now() + 10_000;
+    while ((await driver.procs(node.pods, { recursive: true })).length < 102 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    console.error(`# created 100 pods with a process each in ${(performance.now() - started).toFixed(0)} ms`);
+
+    const time = async (
+      collector: LinuxSummaryCollector,
+      pods: ActivePodInfo[],
+      runs = 5,
+    ): Promise<number> => {
+      const xs: number[] = [];
+      for (let r = 0; r < runs; r++) {
+        const t = performance.now();
+        const raw = await collector.collect(pods);
+        xs.push(performance.now() - t);
+        assert.equal(raw.pods.length, pods.length);
+      }
+      return median(xs);
+    };
+    const results: string[] = [];
+    for (const count of [10, 100]) {
+      const pods = many.slice(0, count);
+      const cold = await time(
+        new LinuxSummaryCollector({ node: spec, cgroups: { driver, node }, diskTtlMs: 0 }),
+        pods,
+      );
+      const warmCollector = new LinuxSummaryCollector({
+        node: spec,
+        cgroups: { driver, node },
+        diskTtlMs: 60_000,
+      });
+      await warmCollector.collect(pods);
+      const warm = await time(warmCollector, pods);
+      results.push(
+        `${count} pods: ${cold.toFixed(1)} ms with every directory walked, ${warm.toFixed(1)} ms with disk figures cached`,
+      );
+    }
+    for (const r of results) console.error(`# collect, median of 5: ${r}`);
+    const last = await new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } }).collect(many);
+    decode(last);
+    assert.ok(last.pods.every((p) => p.process_stats?.process_count === 1));
+    assert.ok(last.pods.every((p) => Number(p.volume?.[0]?.inodesUsed) === 11));
+  });
+});

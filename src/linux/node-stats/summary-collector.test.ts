@@ -1,0 +1,544 @@
+/**
+ * The collector against a hand-made cgroup reader and a fixture /proc tree, with real files in a
+ * temp directory: every figure is checked against what the inputs say it must be, and the output
+ * goes through the engine's own decoder and observation builder.
+ */
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, statfs, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { makeSignalObservations } from "../../core/engine/observations.js";
+import { IssueList } from "../../core/issues.js";
+import type { NodeSummary } from "../../core/model.js";
+import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { validateSummary } from "../../core/summary/validate-summary.js";
+import { AdapterError } from "../../errors.js";
+import type { CgroupDirectories, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
+import type { ActivePodInfo } from "./active-pod-info.js";
+import { podDir } from "./pod-paths.js";
+import {
+  LinuxSummaryCollector,
+  type CgroupStatsReader,
+  type CollectorNodeSpec,
+} from "./summary-collector.js";
+import type { FsJson, RawSummaryJson } from "./summary-json.js";
+
+const MiB = 1024n * 1024n;
+const NS_PER_MS = 1_000_000n;
+
+/** A clock the test moves by hand. */
+class ManualClock {
+  ns = 1_782_468_875_000_000_000n;
+  nowNs(): bigint {
+    return this.ns;
+  }
+  advanceMs(ms: number): void {
+    this.ns += BigInt(ms) * NS_PER_MS;
+  }
+}
+
+/**
+ * A cgroup reader over a fake cgroupfs in a temp directory: memory files written per interface
+ * (v1 or v2) as the kernel lays them out, pids from a table. A cgroup that was never written is a
+ * vanished one.
+ */
+class FakeCgroups implements CgroupStatsReader {
+  readonly api: "v1" | "v2";
+  readonly root: string;
+  hasPids = true;
+  /** What `procs` lists: cgroup path → number of processes. */
+  readonly procsOf = new Map<string, number>();
+
+  constructor(api: "v1" | "v2", root: string) {
+    this.api = api;
+    this.root = root;
+  }
+
+  async setMemory(path: string, usage: bigint, inactive: bigint, limit?: bigint): Promise<void> {
+    const dir = join(this.root, path);
+    await mkdir(dir, { recursive: true });
+    const v1 = this.api === "v1";
+    await writeFile(join(dir, v1 ? "memory.usage_in_bytes" : "memory.current"), `${usage}\n`);
+    const stat = v1
+      ? `cache 0\ninactive_file 1\ntotal_cache 0\ntotal_inactive_file ${inactive}\n`
+      : `anon 0\ninactive_file ${inactive}\nactive_file 0\n`;
+    await writeFile(join(dir, "memory.stat"), stat);
+    const unlimited = v1 ? "9223372036854771712" : "max";
+    await writeFile(join(dir, v1 ? "memory.limit_in_bytes" : "memory.max"), `${limit ?? unlimited}\n`);
+  }
+
+  /** Writes `pids.current` (v1 keeps it in a hierarchy of its own). */
+  async setPids(path: string, current: number): Promise<void> {
+    const dir = this.#pidsDir(path);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "pids.current"), `${current}\n`);
+  }
+
+  #pidsDir(path: string): string {
+    return this.api === "v1" ? join(this.root, "pids", path) : join(this.root, path);
+  }
+
+  directories(cgroup: CgroupRef): CgroupDirectories {
+    return {
+      memory: join(this.root, cgroup.path),
+      pids: this.hasPids ? this.#pidsDir(cgroup.path) : undefined,
+      unified: undefined,
+    };
+  }
+  procs(cgroup: CgroupRef): Promise<number[]> {
+    const n = this.procsOf.get(cgroup.path);
+    return n === undefined
+      ? Promise.reject(gone(cgroup))
+      : Promise.resolve(Array.from({ length: n }, (_, i) => 1000 + i));
+  }
+}
+
+function gone(cgroup: CgroupRef): AdapterError {
+  return new AdapterError(
+    "cgroup-not-found",
+    `cannot read ${cgroup.path}: no such file or directory (ENOENT)`,
+  );
+}
+
+const NODE: NodeCgroups = {
+  name: "n1",
+  node: { kind: "node", path: "n1" },
+  pods: { kind: "pods", path: "n1/pods" },
+  burstable: { kind: "qos", path: "n1/pods/burstable" },
+  besteffort: { kind: "qos", path: "n1/pods/besteffort" },
+};
+
+/** Decodes with the engine's validator and decoder; fails the test on any issue. */
+function decode(raw: RawSummaryJson): NodeSummary {
+  const issues = new IssueList();
+  validateSummary(raw, "summary", issues);
+  assert.deepEqual(issues.items, []);
+  const summary = decodeSummary(raw, "summary", undefined, issues);
+  assert.deepEqual(issues.items, []);
+  assert.ok(summary !== undefined);
+  return summary;
+}
+
+function used(fs: FsJson | undefined): { bytes: number; inodes: number } {
+  assert.ok(fs !== undefined);
+  return { bytes: Number(fs.usedBytes), inodes: Number(fs.inodesUsed) };
+}
+
+let root: string;
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), "evictd-stats-"));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Writes `bytes` of non-zero data (so nothing is sparse). */
+async function fill(path: string, bytes: number): Promise<void> {
+  await writeFile(path, Buffer.alloc(bytes, 0x61));
+}
+
+const UID = "3f1c-a";
+const POD: CgroupRef = { kind: "pod", path: `n1/pods/burstable/pod${UID}` };
+
+/** The node of the cgroup tests: figures chosen so that every derived value is distinct. */
+async function fakeCgroups(api: "v1" | "v2", hasPids: boolean): Promise<FakeCgroups> {
+  const cgroups = new FakeCgroups(api, join(root, `cgroupfs-${api}-${hasPids}`));
+  cgroups.hasPids = hasPids;
+  await cgroups.setMemory("n1", 600n * MiB, 100n * MiB, 1024n * MiB);
+  await cgroups.setMemory("n1/pods", 450n * MiB, 50n * MiB, 900n * MiB);
+  await cgroups.setMemory(POD.path, 300n * MiB, 20n * MiB);
+  await cgroups.setMemory(`${POD.path}/app`, 250n * MiB, 10n * MiB, 512n * MiB);
+  await cgroups.setMemory(`${POD.path}/sidecar`, 50n * MiB, 10n * MiB);
+  if (hasPids) {
+    await cgroups.setPids("n1", 42);
+    await cgroups.setPids(POD.path, 7);
+  }
+  return cgroups;
+}
+
+for (const api of ["v1", "v2"] as const)
+  describe(`LinuxSummaryCollector with cgroups (${api})`, () => {
+    let stateDir: string;
+    let pod: ActivePodInfo;
+    let cgroups: FakeCgroups;
+    const spec = (): CollectorNodeSpec => ({
+      name: "node-a",
+      capacity: { memoryBytes: 1024n * MiB, pids: 500n },
+      podsMemoryLimitBytes: 900n * MiB,
+      stateDir,
+    });
+
+    before(async () => {
+      stateDir = join(root, `with-cgroups-${api}`);
+      const dir = podDir(stateDir, UID);
+      await mkdir(join(dir, "logs"), { recursive: true });
+      await fill(join(dir, "logs", "app.log"), 64 * 1024);
+      await fill(join(dir, "logs", "app.log.1"), 32 * 1024); // rotated copy, still the container's
+      await fill(join(dir, "logs", "sidecar.log"), 4 * 1024);
+      await mkdir(join(dir, "containers", "app", "rootfs", "tmp"), { recursive: true });
+      await fill(join(dir, "containers", "app", "rootfs", "tmp", "scratch"), 128 * 1024);
+      for (const v of ["cache", "config", "token", "shm"])
+        await mkdir(join(dir, "volumes", v), { recursive: true });
+      for (let i = 0; i < 10; i++) await fill(join(dir, "volumes", "cache", `f${i}`), 16 * 1024);
+      await fill(join(dir, "volumes", "config", "app.yaml"), 4 * 1024);
+      await fill(join(dir, "volumes", "token", "token"), 4 * 1024);
+      await fill(join(dir, "volumes", "shm", "blob"), 8 * 1024); // Memory medium but not a mount: measured by walking
+      pod = {
+        uid: UID,
+        name: "web-0",
+        namespace: "shop",
+        startTime: 1_782_468_000_000,
+        cgroup: POD,
+        containers: [
+          {
+            name: "app",
+            cgroup: { kind: "container", path: `${POD.path}/app` },
+            startTime: 1_782_468_001_000,
+          },
+          { name: "sidecar", cgroup: { kind: "container", path: `${POD.path}/sidecar` } },
+        ],
+        volumes: [
+          { name: "cache", kind: "emptyDir" },
+          { name: "config", kind: "configMap" },
+          { name: "token", kind: "secret" },
+          { name: "shm", kind: "emptyDir", medium: "Memory" },
+          { name: "host", kind: "hostPath" },
+        ],
+        dir,
+      };
+      cgroups = await fakeCgroups(api, true);
+    });
+
+    test("node, pods container, rlimit and filesystems", async () => {
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        startTime: 1_782_400_000_000,
+      });
+      const raw = await collector.collect([pod]);
+      assert.equal(raw.node.nodeName, "node-a");
+      assert.equal(raw.node.startTime, "2026-06-25T15:06:40Z");
+      // available = node limit − (usage − inactive_file)
+      assert.deepEqual(raw.node.memory, {
+        time: "2026-06-26T10:14:35Z",
+        availableBytes: Number(524n * MiB),
+        usageBytes: Number(600n * MiB),
+        workingSetBytes: Number(500n * MiB),
+      });
+      const pods = raw.node.systemContainers.find((c) => c.name === "pods");
+      assert.equal(pods?.memory.availableBytes, Number(500n * MiB));
+      assert.equal(pods?.memory.workingSetBytes, Number(400n * MiB));
+      assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 500, curproc: 42 });
+      assert.deepEqual(raw.node.runtime.imageFs, raw.node.fs);
+      assert.deepEqual(raw.node.runtime.containerFs, raw.node.fs);
+      assert.ok(Number(raw.node.fs.capacityBytes) > 0);
+      assert.ok(Number(raw.node.fs.inodes) >= Number(raw.node.fs.inodesUsed));
+
+      const summary = decode(raw);
+      assert.equal(detectFilesystemLayout(summary), "single");
+      const obs = makeSignalObservations(summary);
+      assert.deepEqual(obs.get("memory.available"), {
+        available: 524n * MiB,
+        capacity: 1024n * MiB,
+        time: Number(clock.ns / NS_PER_MS),
+      });
+      assert.equal(obs.get("allocatableMemory.available")?.capacity, 900n * MiB);
+      assert.deepEqual(obs.get("pid.available"), {
+        available: 458n,
+        capacity: 500n,
+        time: Number(clock.ns / NS_PER_MS),
+      });
+      for (const s of [
+        "nodefs.available",
+        "nodefs.inodesFree",
+        "imagefs.available",
+        "imagefs.inodesFree",
+      ] as const)
+        assert.ok(obs.has(s), s);
+    });
+
+    test("pod memory, processes, logs, rootfs, volumes and ephemeral-storage", async () => {
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock: new ManualClock(),
+      });
+      const raw = await collector.collect([pod]);
+      const p = raw.pods[0];
+      assert.ok(p !== undefined);
+      assert.deepEqual(p.podRef, { name: "web-0", namespace: "shop", uid: UID });
+      assert.equal(p.startTime, "2026-06-26T10:00:00Z");
+      // The pod cgroup has no limit: no availableBytes, as cAdvisor reports it.
+      assert.deepEqual(p.memory, {
+        time: "2026-06-26T10:14:35Z",
+        usageBytes: Number(300n * MiB),
+        workingSetBytes: Number(280n * MiB),
+      });
+      assert.equal(p.process_stats?.process_count, 7);
+      const [app, sidecar] = p.containers;
+      assert.equal(app?.startTime, "2026-06-26T10:00:01Z");
+      assert.equal(app?.memory?.workingSetBytes, Number(240n * MiB));
+      assert.equal(app?.memory?.availableBytes, Number(272n * MiB));
+      assert.equal(sidecar?.memory?.availableBytes, undefined);
+
+      // Allocated bytes are at least the data written, and not more than a block per file plus directories.
+      const near = (got: number, want: number, files: number): void =>
+        assert.ok(got >= want && got <= want + files * 64 * 1024, `${got} vs ${want}`);
+      const appLogs = used(app?.logs);
+      near(appLogs.bytes, 96 * 1024, 2);
+      assert.equal(appLogs.inodes, 2);
+      assert.equal(used(sidecar?.logs).inodes, 1);
+      const rootfs = used(app?.rootfs);
+      near(rootfs.bytes, 128 * 1024, 3);
+      assert.equal(rootfs.inodes, 3); // rootfs/, tmp/, scratch
+      assert.equal(sidecar?.rootfs, undefined); // no directory: not reported
+
+      const volumes = new Map((p.volume ?? []).map((v) => [v.name, v]));
+      assert.deepEqual([...volumes.keys()], ["cache", "config", "token", "shm"]); // hostPath: no metrics, as upstream
+      const cache = used(volumes.get("cache"));
+      near(cache.bytes, 160 * 1024, 11);
+      assert.equal(cache.inodes, 11);
+
+      // ephemeral-storage: rootfs + logs + disk emptyDir + configMap; not the secret, not the Memory emptyDir.
+      const parts = [app?.rootfs, app?.logs, sidecar?.logs, volumes.get("cache"), volumes.get("config")].map(
+        used,
+      );
+      const want = parts.reduce((s, x) => ({ bytes: s.bytes + x.bytes, inodes: s.inodes + x.inodes }), {
+        bytes: 0,
+        inodes: 0,
+      });
+      assert.deepEqual(used(p["ephemeral-storage"]), want);
+
+      const stats = decode(raw).pods[0];
+      assert.equal(stats?.ephemeralStorage?.usedBytes, BigInt(want.bytes));
+      assert.equal(stats?.processCount, 7n);
+    });
+
+    test("a pod whose cgroup vanished is reported without memory", async () => {
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock: new ManualClock(),
+      });
+      const ghost: ActivePodInfo = {
+        ...pod,
+        uid: "ghost",
+        cgroup: { kind: "pod", path: "n1/pods/podghost" },
+        containers: [{ name: "x", cgroup: { kind: "container", path: "n1/pods/podghost/x" } }],
+        dir: podDir(stateDir, "ghost"),
+      };
+      const raw = await collector.collect([ghost]);
+      const p = raw.pods[0];
+      assert.equal(p?.memory, undefined);
+      assert.equal(p?.process_stats, undefined);
+      assert.equal(p?.containers[0]?.memory, undefined);
+      assert.equal(p?.volume, undefined);
+      assert.deepEqual(used(p?.["ephemeral-storage"]), { bytes: 0, inodes: 0 });
+      decode(raw);
+    });
+
+    test("disk figures are reused within the TTL and refreshed after it", async () => {
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        diskTtlMs: 1000,
+      });
+      const log = join(pod.dir, "logs", "sidecar.log");
+      const first = used((await collector.collect([pod])).pods[0]?.containers[1]?.logs);
+      await fill(log, 256 * 1024);
+      clock.advanceMs(500);
+      const cached = (await collector.collect([pod])).pods[0];
+      assert.deepEqual(used(cached?.containers[1]?.logs), first);
+      // The cached figure keeps the time it was measured at; memory is fresh.
+      assert.equal(cached?.containers[1]?.logs?.time, "2026-06-26T10:14:35Z");
+      assert.equal(cached?.memory?.time, "2026-06-26T10:14:35.5Z");
+      clock.advanceMs(600);
+      const fresh = used((await collector.collect([pod])).pods[0]?.containers[1]?.logs);
+      assert.ok(fresh.bytes >= 256 * 1024, String(fresh.bytes));
+      await fill(log, 4 * 1024);
+    });
+
+    test("pids capacity without a pids controller counts the pods' processes", async () => {
+      const noPids = await fakeCgroups(api, false);
+      noPids.procsOf.set(POD.path, 5); // procs() lists 5 processes
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: noPids, node: NODE },
+        clock: new ManualClock(),
+      });
+      const raw = await collector.collect([pod]);
+      assert.equal(raw.pods[0]?.process_stats?.process_count, 5);
+      assert.equal(raw.node.rlimit.maxpid, 500);
+      assert.equal(raw.node.rlimit.curproc, 5);
+    });
+
+    test("a separate imagefsDir is reported as imageFs; containerFs stays nodefs (split layout)", async () => {
+      const imagefsDir = "/dev/shm";
+      const collector = new LinuxSummaryCollector({
+        node: { ...spec(), imagefsDir },
+        cgroups: { driver: cgroups, node: NODE },
+        clock: new ManualClock(),
+      });
+      const raw = await collector.collect([]);
+      const shm = await statfs(imagefsDir, { bigint: true });
+      assert.equal(raw.node.runtime.imageFs.capacityBytes, Number(shm.blocks * shm.bsize));
+      assert.deepEqual(raw.node.runtime.containerFs, raw.node.fs);
+      // Two filesystems tell apart unless they happen to match on every figure.
+      if (raw.node.runtime.imageFs.capacityBytes !== raw.node.fs.capacityBytes)
+        assert.equal(detectFilesystemLayout(decode(raw)), "split");
+    });
+
+    test("a missing stateDir is an AdapterError naming it", async () => {
+      const collector = new LinuxSummaryCollector({
+        node: { ...spec(), stateDir: join(root, "nope") },
+        cgroups: { driver: cgroups, node: NODE },
+      });
+      await assert.rejects(
+        collector.collect([]),
+        (e: unknown) =>
+          e instanceof AdapterError && e.code === "stats-statfs-failed" && e.message.includes("nope"),
+      );
+    });
+  });
+
+describe("LinuxSummaryCollector without cgroups (fixture /proc)", () => {
+  let proc: string;
+  let stateDir: string;
+  const tail = (threads: number, rss: number): string =>
+    `4194304 100 0 0 0 0 0 0 0 20 0 ${threads} 0 446301 3133440 ${rss} 18446744073709551615 1 0\n`;
+
+  before(async () => {
+    proc = join(root, "proc");
+    stateDir = join(root, "plain");
+    await mkdir(join(proc, "sys", "kernel"), { recursive: true });
+    await mkdir(stateDir, { recursive: true });
+    await writeFile(
+      join(proc, "meminfo"),
+      "MemTotal:        8000000 kB\nMemFree:         3000000 kB\nMemAvailable:    5000000 kB\nInactive(file):  1500000 kB\n",
+    );
+    await writeFile(join(proc, "loadavg"), "0.52 0.58 0.59 3/834 23996\n");
+    await writeFile(join(proc, "sys", "kernel", "pid_max"), "4194304\n");
+    await writeFile(join(proc, "sys", "kernel", "threads-max"), "62639\n");
+    // 100 → 101 (3 threads) → 102 (zombie); 200 unrelated; 300 is another pod's.
+    const procs: [number, string, number, number, number, string][] = [
+      [100, "S", 1, 1, 2560, "3000 2560 100 1 0 2000 0"],
+      [101, "S", 100, 3, 5120, "9000 5120 100 1 0 8000 0"],
+      [102, "Z", 101, 1, 0, "0 0 0 0 0 0 0"],
+      [200, "S", 1, 10, 99999, "99999 99999 1 1 0 1 0"],
+      [300, "R", 1, 1, 256, "500 256 10 1 0 100 0"],
+    ];
+    for (const [pid, state, ppid, threads, rss, statm] of procs) {
+      await mkdir(join(proc, String(pid)), { recursive: true });
+      await writeFile(
+        join(proc, String(pid), "stat"),
+        `${pid} (worker) ${state} ${ppid} ${pid} ${pid} 0 -1 ${tail(threads, rss)}`,
+      );
+      await writeFile(join(proc, String(pid), "statm"), `${statm}\n`);
+    }
+  });
+
+  const pods = (): ActivePodInfo[] => [
+    {
+      uid: "p1",
+      name: "a",
+      namespace: "default",
+      containers: [{ name: "main", pids: [100] }],
+      volumes: [],
+      dir: podDir(stateDir, "p1"),
+    },
+    {
+      uid: "p2",
+      name: "b",
+      namespace: "default",
+      containers: [{ name: "main", pids: [300, 999] }],
+      volumes: [],
+      dir: podDir(stateDir, "p2"),
+    },
+  ];
+
+  test("memory from meminfo and statm; processes from the process tree; host PID view", async () => {
+    const node: CollectorNodeSpec = {
+      name: "plain",
+      capacity: { memoryBytes: 4096n * MiB },
+      podsMemoryLimitBytes: 64n * MiB,
+      stateDir,
+    };
+    const collector = new LinuxSummaryCollector({
+      node,
+      procRoot: proc,
+      pageSize: 4096,
+      clock: new ManualClock(),
+    });
+    const raw = await collector.collect(pods());
+    const KiB = 1024;
+    assert.deepEqual(raw.node.memory, {
+      time: "2026-06-26T10:14:35Z",
+      availableBytes: 5_000_000 * KiB,
+      usageBytes: 5_000_000 * KiB, // MemTotal − MemFree
+      workingSetBytes: 3_000_000 * KiB, // MemTotal − MemAvailable
+    });
+    const p1Rss = (2560 + 5120) * 4096; // 100 and 101 (the zombie has none); 200 is not the pod's
+    const p2Rss = 256 * 4096;
+    assert.equal(raw.pods[0]?.memory?.workingSetBytes, p1Rss);
+    assert.equal(raw.pods[0]?.containers[0]?.memory?.rssBytes, p1Rss);
+    assert.equal(raw.pods[0]?.process_stats?.process_count, 1 + 3 + 1);
+    assert.equal(raw.pods[1]?.memory?.workingSetBytes, p2Rss);
+    assert.equal(raw.pods[1]?.process_stats?.process_count, 1);
+    const podsContainer = raw.node.systemContainers[0]?.memory;
+    assert.equal(podsContainer?.workingSetBytes, p1Rss + p2Rss);
+    assert.equal(podsContainer?.availableBytes, 64 * 1024 * 1024 - (p1Rss + p2Rss));
+    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 62639, curproc: 834 });
+    const obs = makeSignalObservations(decode(raw));
+    assert.deepEqual(obs.get("pid.available")?.available, 62639n - 834n);
+    assert.equal(obs.get("memory.available")?.capacity, 8_000_000n * 1024n);
+  });
+
+  test("a pids capacity makes the pods' task total the current count", async () => {
+    const node: CollectorNodeSpec = {
+      name: "plain",
+      capacity: { memoryBytes: 4096n * MiB, pids: 100n },
+      podsMemoryLimitBytes: 64n * MiB,
+      stateDir,
+    };
+    const raw = await new LinuxSummaryCollector({
+      node,
+      procRoot: proc,
+      pageSize: 4096,
+      clock: new ManualClock(),
+    }).collect(pods());
+    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 100, curproc: 6 });
+  });
+
+  test("a kernel without MemAvailable: working set = usage − Inactive(file)", async () => {
+    const old = join(root, "proc-old");
+    await mkdir(join(old, "sys", "kernel"), { recursive: true });
+    await writeFile(
+      join(old, "meminfo"),
+      "MemTotal:        8000000 kB\nMemFree:         3000000 kB\nInactive(file):  1500000 kB\n",
+    );
+    await writeFile(join(old, "loadavg"), "0.00 0.00 0.00 1/10 5\n");
+    await writeFile(join(old, "sys", "kernel", "pid_max"), "32768\n");
+    await writeFile(join(old, "sys", "kernel", "threads-max"), "62639\n");
+    const node: CollectorNodeSpec = {
+      name: "old",
+      capacity: { memoryBytes: 4096n * MiB },
+      podsMemoryLimitBytes: 64n * MiB,
+      stateDir,
+    };
+    const raw = await new LinuxSummaryCollector({
+      node,
+      procRoot: old,
+      pageSize: 4096,
+      clock: new ManualClock(),
+    }).collect([]);
+    assert.equal(raw.node.memory.workingSetBytes, 3_500_000 * 1024);
+    assert.equal(raw.node.memory.availableBytes, 4_500_000 * 1024);
+    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 32768, curproc: 10 });
+  });
+});

@@ -1,0 +1,375 @@
+/**
+ * The Linux stats source: the node's real memory, disk, inode and PID figures assembled into a
+ * kubelet Summary API object (stats/v1alpha1), the same input the engine takes in replay.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { AdapterError, errnoCode } from "../../errors.js";
+import type { CgroupDriver, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
+import type { EpochMs } from "../../core/model.js";
+import type { NodeSpec } from "../../core/node/node-spec.js";
+import type { ActivePodInfo } from "./active-pod-info.js";
+import { readPidsCurrent, readWorkingSet, type WorkingSetReading } from "./cgroup-stats-reader.js";
+import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
+import { NanoClock } from "./nano-clock.js";
+import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
+import { ProcessTable, readProcFile } from "./process-table.js";
+import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "./proc-readers.js";
+import { formatRfc3339Ms, formatRfc3339Nano } from "./rfc3339-nano.js";
+import {
+  counter,
+  fsJson,
+  memoryJson,
+  type ContainerJson,
+  type MemoryJson,
+  type PodJson,
+  type RawSummaryJson,
+  type RlimitJson,
+  type VolumeJson,
+} from "./summary-json.js";
+import type { NsClock } from "./usage-cache.js";
+
+/** The part of the cgroup driver the collector reads through. */
+export type CgroupStatsReader = Pick<CgroupDriver, "api" | "hasPids" | "directories" | "procs">;
+
+/** The node facts the collector needs (a subset of the node file). */
+export type CollectorNodeSpec = Pick<
+  NodeSpec,
+  "name" | "capacity" | "podsMemoryLimitBytes" | "stateDir" | "imagefsDir"
+>;
+
+export interface LinuxSummaryCollectorOptions {
+  readonly node: CollectorNodeSpec;
+  /** The node's cgroups and the driver that locates them; absent when running without cgroups. */
+  readonly cgroups?: { readonly driver: CgroupStatsReader; readonly node: NodeCgroups };
+  /** Where procfs is mounted (default `/proc`; tests point it at a fixture tree). */
+  readonly procRoot?: string;
+  /** How long a directory measurement is reused (default 1000 ms). Memory and PIDs are read fresh every time. */
+  readonly diskTtlMs?: number;
+  /** Entries one directory walk may visit before it stops (default 200 000). */
+  readonly maxWalkEntries?: number;
+  /** Base page size for statm; read from `<procRoot>/self/smaps` when absent. */
+  readonly pageSize?: number;
+  /** The node's `startTime` (default: when the collector was made). */
+  readonly startTime?: EpochMs;
+  readonly clock?: NsClock;
+}
+
+/** A pod's memory and process figures (from cgroups or /proc). */
+interface PodLive {
+  readonly memory: MemoryJson | undefined;
+  readonly containers: ReadonlyMap<string, MemoryJson>;
+  readonly processCount: bigint | undefined;
+  /** Working set charged to the pod, for the `pods` system container without cgroups. */
+  readonly workingSetBytes: bigint;
+}
+
+/**
+ * Builds a Summary API object from the real system. Where the figures come from:
+ *
+ * - `node.memory`: with cgroups, the node cgroup, exactly as the kubelet derives it from the root
+ *   cgroup: working set = usage − inactive_file, available = limit − working set (clamped at 0),
+ *   limit = the node cgroup's limit (the node's memory capacity). Without cgroups, /proc/meminfo:
+ *   working set = MemTotal − MemAvailable (the kernel's own estimate of what cannot be reclaimed
+ *   cheaply; usage − Inactive(file) on kernels before 3.14), available = MemAvailable, usage =
+ *   MemTotal − MemFree. Without a node cgroup nothing caps the node below the machine, so the
+ *   machine's memory is what runs out, and `capacity.memory` bounds only the pods' budget.
+ * - `systemContainers[pods]`: the pods (allocatable) cgroup the same way, its limit being
+ *   capacity − reservations. Without cgroups: the pods' resident memory added up, against
+ *   `podsMemoryLimitBytes`.
+ * - `fs` = statfs of stateDir (nodefs); `runtime.imageFs` = statfs of imagefsDir, or the same as
+ *   `fs` without one; `runtime.containerFs` = `fs`, because writable directories live on nodefs:
+ *   with an imagefsDir this is upstream's split layout (images apart, writable layers on nodefs).
+ * - `rlimit`: with a `capacity.pids` the node's PID budget is its cgroup: maxpid = capacity.pids,
+ *   curproc = the node cgroup's `pids.current` (or, without a pids controller or cgroups, the pods'
+ *   process counts added up). Otherwise upstream's host view: maxpid = min(pid_max, threads-max),
+ *   curproc = the task total from /proc/loadavg.
+ * - pods: memory from the pod and container cgroups (or statm RSS of each container's process
+ *   tree); `process_count` = the pod cgroup's `pids.current` (tasks, the unit the pids limit
+ *   counts), or the number of processes in it without a pids controller, or the thread total of its
+ *   process tree without cgroups; disk from {@link PodDiskMeter}.
+ *
+ * Time stamps carry nanoseconds (see `formatRfc3339Nano`); cached disk figures keep the time they
+ * were measured at. Node-level failures throw `AdapterError`; a pod whose cgroup or files vanish
+ * mid-collection (it is terminating) is reported without the figures that could not be read.
+ *
+ * cgroupfs and procfs files are read synchronously (kernel memory, no disk: about 10 µs each,
+ * 100 times cheaper than the promise API); filesystems are read asynchronously.
+ */
+export class LinuxSummaryCollector {
+  readonly #node: CollectorNodeSpec;
+  readonly #cgroups: LinuxSummaryCollectorOptions["cgroups"];
+  readonly #procRoot: string;
+  readonly #clock: NsClock;
+  readonly #startTime: string;
+  readonly #disk: PodDiskMeter;
+  #pageSize: number | undefined;
+
+  constructor(options: LinuxSummaryCollectorOptions) {
+    this.#node = options.node;
+    this.#cgroups = options.cgroups;
+    this.#procRoot = options.procRoot ?? "/proc";
+    this.#clock = options.clock ?? new NanoClock();
+    this.#pageSize = options.pageSize;
+    this.#disk = new PodDiskMeter(options.diskTtlMs ?? 1000, this.#clock, options.maxWalkEntries ?? 200_000);
+    this.#startTime = formatRfc3339Ms(options.startTime ?? Number(this.#clock.nowNs() / 1_000_000n));
+  }
+
+  /** One Summary API object for the node and `pods`, in the order given. */
+  async collect(pods: readonly ActivePodInfo[]): Promise<RawSummaryJson> {
+    // Memory and PIDs first, all within a few milliseconds of each other.
+    const cgroups = this.#cgroups;
+    const withoutCgroup = pods.some((p) => cgroups === undefined || p.cgroup === undefined);
+    const table = withoutCgroup ? ProcessTable.read(this.#procRoot) : undefined;
+    const lives = await Promise.all(pods.map((pod) => this.#podLive(pod, table)));
+    const nodeMemory = this.#nodeMemory();
+    const podsMemory = this.#podsMemory(lives);
+    const rlimit = this.#rlimit(lives);
+
+    const [nodeFs, imageFs, disks] = await Promise.all([
+      statFilesystem(this.#node.stateDir),
+      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
+      Promise.all(pods.map((pod) => this.#disk.measure(pod))),
+    ]);
+    this.#disk.sweep();
+    const fsTime = this.#time();
+    const fs = fsJson(nodeFs, fsTime, nodeFs.usedBytes, nodeFs.inodesUsed);
+    const image =
+      imageFs === undefined ? { ...fs } : fsJson(imageFs, fsTime, imageFs.usedBytes, imageFs.inodesUsed);
+    return {
+      node: {
+        nodeName: this.#node.name,
+        startTime: this.#startTime,
+        systemContainers: [{ name: "pods", startTime: this.#startTime, memory: podsMemory }],
+        memory: nodeMemory,
+        fs,
+        runtime: { imageFs: image, containerFs: { ...fs } },
+        rlimit,
+      },
+      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i] as PodDisk, nodeFs)),
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Node
+
+  #nodeMemory(): MemoryJson {
+    if (this.#cgroups !== undefined) {
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.node);
+      return memoryJson(
+        this.#time(),
+        r.usageBytes,
+        r.workingSetBytes,
+        r.limitBytes ?? this.#node.capacity.memoryBytes,
+      );
+    }
+    const info = parseMeminfo(this.#readProc("meminfo"));
+    if (info === undefined)
+      throw new AdapterError("stats-proc-unreadable", `cannot parse ${this.#procRoot}/meminfo`);
+    const usage = info.totalBytes - info.freeBytes;
+    const workingSet =
+      info.availableBytes !== undefined
+        ? clampSub(info.totalBytes, info.availableBytes)
+        : clampSub(usage, info.inactiveFileBytes ?? 0n);
+    return memoryJson(this.#time(), usage, workingSet, info.totalBytes);
+  }
+
+  #podsMemory(lives: readonly PodLive[]): MemoryJson {
+    if (this.#cgroups !== undefined) {
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.pods);
+      return memoryJson(
+        this.#time(),
+        r.usageBytes,
+        r.workingSetBytes,
+        r.limitBytes ?? this.#node.podsMemoryLimitBytes,
+      );
+    }
+    const ws = lives.reduce((sum, l) => sum + l.workingSetBytes, 0n);
+    return memoryJson(this.#time(), ws, ws, this.#node.podsMemoryLimitBytes);
+  }
+
+  #rlimit(lives: readonly PodLive[]): RlimitJson {
+    const budget = this.#node.capacity.pids;
+    if (budget !== undefined) {
+      const cgroups = this.#cgroups;
+      const current =
+        cgroups !== undefined && cgroups.driver.hasPids
+          ? readPidsCurrent(cgroups.driver, cgroups.node.node)
+          : undefined;
+      const curproc =
+        current !== undefined ? BigInt(current) : lives.reduce((sum, l) => sum + (l.processCount ?? 0n), 0n);
+      return { time: this.#time(), maxpid: counter(budget), curproc: counter(curproc) };
+    }
+    const pidMax = parseKernelInteger(this.#readProc("sys/kernel/pid_max"));
+    const threadsMax = parseKernelInteger(this.#readProc("sys/kernel/threads-max"));
+    const load = parseLoadavg(this.#readProc("loadavg"));
+    if (pidMax === undefined || threadsMax === undefined || load === undefined) {
+      throw new AdapterError(
+        "stats-proc-unreadable",
+        `cannot parse ${this.#procRoot}/sys/kernel/{pid_max,threads-max} or loadavg`,
+      );
+    }
+    return { time: this.#time(), maxpid: Math.min(pidMax, threadsMax), curproc: load.total };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Pods: memory and processes
+
+  async #podLive(pod: ActivePodInfo, table: ProcessTable | undefined): Promise<PodLive> {
+    const cgroups = this.#cgroups;
+    if (cgroups !== undefined && pod.cgroup !== undefined)
+      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver);
+    // Without cgroups: the pod is its containers' process trees.
+    const procs = table ?? ProcessTable.read(this.#procRoot);
+    const pageSize = this.#detectPageSize();
+    const trees = pod.containers.map((c) => procs.tree(c.pids ?? []));
+    const rss = trees.map((pids) => procs.residentBytes(pids, pageSize));
+    const time = this.#time();
+    const rssJson = (bytes: bigint): MemoryJson => ({
+      ...memoryJson(time, bytes, bytes, undefined),
+      rssBytes: counter(bytes),
+    });
+    const containers = new Map<string, MemoryJson>();
+    pod.containers.forEach((c, i) => containers.set(c.name, rssJson(rss[i] ?? 0n)));
+    const podRss = rss.reduce((sum, b) => sum + b, 0n);
+    return {
+      memory: rssJson(podRss),
+      containers,
+      processCount: BigInt(procs.tasks(procs.tree(trees.flat()))),
+      workingSetBytes: podRss,
+    };
+  }
+
+  async #podLiveFromCgroups(
+    pod: ActivePodInfo,
+    podCgroup: CgroupRef,
+    driver: CgroupStatsReader,
+  ): Promise<PodLive> {
+    const memory = tolerate(() => readWorkingSet(driver, podCgroup));
+    const containers = new Map<string, MemoryJson>();
+    for (const c of pod.containers) {
+      const cgroup = c.cgroup;
+      const r = cgroup === undefined ? undefined : tolerate(() => readWorkingSet(driver, cgroup));
+      if (r !== undefined) containers.set(c.name, cgroupMemoryJson(r, this.#time()));
+    }
+    // Without a pids controller, the processes listed in the subtree (cgroup.procs) stand in.
+    const count = driver.hasPids
+      ? tolerate(() => readPidsCurrent(driver, podCgroup))
+      : (await tolerateAsync(() => driver.procs(podCgroup, { recursive: true })))?.length;
+    return {
+      memory: memory === undefined ? undefined : cgroupMemoryJson(memory, this.#time()),
+      containers,
+      processCount: count === undefined ? undefined : BigInt(count),
+      workingSetBytes: memory?.workingSetBytes ?? 0n,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Plumbing
+
+  #time(): string {
+    return formatRfc3339Nano(this.#clock.nowNs());
+  }
+
+  #readProc(relative: string): string {
+    const path = `${this.#procRoot}/${relative}`;
+    let text: string | undefined;
+    try {
+      text = readProcFile(path);
+    } catch (error) {
+      throw new AdapterError(
+        "stats-proc-unreadable",
+        `cannot read ${path}: ${errnoCode(error) ?? String(error)}`,
+        { cause: error },
+      );
+    }
+    if (text === undefined)
+      throw new AdapterError("stats-proc-unreadable", `cannot read ${path}: no such file`, {
+        hint: "is procfs mounted?",
+      });
+    return text;
+  }
+
+  /** The base page size, from the first mapping in /proc/self/smaps (read once; 4 KiB if unreadable). */
+  #detectPageSize(): number {
+    if (this.#pageSize !== undefined) return this.#pageSize;
+    let size: number | undefined;
+    try {
+      // The first mapping's lines are enough; the whole file can be hundreds of KiB.
+      const fd = openSync(`${this.#procRoot}/self/smaps`, "r");
+      try {
+        const buffer = Buffer.alloc(8192);
+        const n = readSync(fd, buffer, 0, buffer.length, 0);
+        size = parseKernelPageSize(buffer.subarray(0, n).toString("utf8"));
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      size = undefined;
+    }
+    // 4 KiB is the base page on x86-64 and the default on arm64.
+    this.#pageSize = size ?? 4096;
+    return this.#pageSize;
+  }
+}
+
+/** The pod's Summary API entry from its live figures and its disk use. */
+function podJson(pod: ActivePodInfo, live: PodLive, disk: PodDisk, nodeFs: FilesystemStats): PodJson {
+  const ns = (atNs: bigint): string => formatRfc3339Nano(atNs);
+  const containers = pod.containers.map((c): ContainerJson => {
+    const out: ContainerJson = { name: c.name };
+    if (c.startTime !== undefined) out.startTime = formatRfc3339Ms(c.startTime);
+    const memory = live.containers.get(c.name);
+    if (memory !== undefined) out.memory = memory;
+    const rootfs = disk.rootfs.get(c.name);
+    if (rootfs !== undefined) out.rootfs = fsJson(nodeFs, ns(rootfs.atNs), rootfs.bytes, rootfs.inodes);
+    const logs = disk.logs.get(c.name);
+    if (logs !== undefined) out.logs = fsJson(nodeFs, ns(logs.atNs), logs.bytes, logs.inodes);
+    return out;
+  });
+  const volumes: VolumeJson[] = [];
+  for (const v of pod.volumes) {
+    const u = disk.volumes.get(v.name);
+    if (u !== undefined)
+      volumes.push({ ...fsJson(u.ownFs ?? nodeFs, ns(u.atNs), u.bytes, u.inodes), name: v.name });
+  }
+  const out: PodJson = { podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid }, containers };
+  if (pod.startTime !== undefined) out.startTime = formatRfc3339Ms(pod.startTime);
+  if (live.memory !== undefined) out.memory = live.memory;
+  if (volumes.length > 0) out.volume = volumes;
+  out["ephemeral-storage"] = fsJson(
+    nodeFs,
+    ns(disk.ephemeral.atNs),
+    disk.ephemeral.bytes,
+    disk.ephemeral.inodes,
+  );
+  if (live.processCount !== undefined) out.process_stats = { process_count: counter(live.processCount) };
+  return out;
+}
+
+/** Memory of a cgroup; `availableBytes` only when it has a limit, as cAdvisor reports it. */
+function cgroupMemoryJson(r: WorkingSetReading, time: string): MemoryJson {
+  return memoryJson(time, r.usageBytes, r.workingSetBytes, r.limitBytes);
+}
+
+/** Runs `read`, turning "the cgroup is gone" (the pod is terminating) into undefined. */
+function tolerate<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
+    throw error;
+  }
+}
+
+async function tolerateAsync<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
+    throw error;
+  }
+}
+
+function clampSub(a: bigint, b: bigint): bigint {
+  return a > b ? a - b : 0n;
+}

@@ -1,0 +1,174 @@
+/** Tests of the poll thread: delivery and latency, coalescing, release, failures, and that the event loop stays free. */
+import fs from "node:fs";
+import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import assert from "node:assert/strict";
+import type { AdapterError } from "../../errors.js";
+import { closeFd, createEventfd, POLL, signalEventfd } from "./eventfd.js";
+import { FdPoller } from "./fd-poller.js";
+import { medianMax, openFdCount, waitFor } from "./testing/notify-test-support.js";
+
+describe("FdPoller", () => {
+  const poller = new FdPoller();
+  const eventfds: number[] = [];
+  const ids: number[] = [];
+  const eventfd = (): number => {
+    const fd = createEventfd();
+    eventfds.push(fd);
+    return fd;
+  };
+  // Unwatch before closing, even if a test failed: a live watch keeps the process alive.
+  after(async () => {
+    await Promise.all(ids.map((id) => poller.unwatch(id)));
+    for (const fd of eventfds) closeFd(fd);
+  });
+
+  test("delivers eventfd readiness to the event loop in well under a millisecond", async (t) => {
+    const fd = eventfd();
+    let readyAt = 0n;
+    const counts: bigint[] = [];
+    ids.push(
+      poller.watch({
+        fd,
+        events: POLL.in,
+        drain: true,
+        onReady: (_revents, count) => ((readyAt = process.hrtime.bigint()), counts.push(count)),
+        onFailure: assert.fail,
+      }),
+    );
+    const latencies: number[] = [];
+    for (let i = 0; i < 201; i++) {
+      await sleep(1);
+      readyAt = 0n;
+      const signalled = process.hrtime.bigint();
+      signalEventfd(fd);
+      await waitFor(() => readyAt !== 0n, 2000, "readiness");
+      // The first sample includes the thread's start-up (~30 ms), not delivery.
+      if (i > 0) latencies.push(Number(readyAt - signalled) / 1e6);
+    }
+    const { median, max } = medianMax(latencies);
+    t.diagnostic(
+      `eventfd write → onReady over ${latencies.length} samples: median ${median.toFixed(3)} ms, max ${max.toFixed(3)} ms`,
+    );
+    assert.ok(median < 5, `median ${median} ms`);
+    assert.ok(
+      counts.every((c) => c === 1n),
+      "each signal drained exactly once",
+    );
+  });
+
+  test("drains the counter, so several signals before a read arrive as one readiness with their sum", async () => {
+    const fd = eventfd();
+    const counts: bigint[] = [];
+    ids.push(
+      poller.watch({
+        fd,
+        events: POLL.in,
+        drain: true,
+        onReady: (_r, count) => counts.push(count),
+        onFailure: assert.fail,
+      }),
+    );
+    signalEventfd(fd, 5n);
+    await waitFor(() => counts.length > 0, 2000, "readiness");
+    await sleep(20);
+    assert.deepEqual(counts, [5n], "level-triggered readiness must not repeat once drained");
+  });
+
+  test("one thread serves many fds and reports only the ready one", async () => {
+    const seen: number[] = [];
+    const fds = [eventfd(), eventfd(), eventfd()];
+    fds.forEach((fd, i) =>
+      ids.push(
+        poller.watch({
+          fd,
+          events: POLL.in,
+          drain: true,
+          onReady: () => seen.push(i),
+          onFailure: assert.fail,
+        }),
+      ),
+    );
+    const ready = fds[1];
+    assert.ok(ready !== undefined);
+    signalEventfd(ready);
+    await waitFor(() => seen.length > 0, 2000, "readiness");
+    await sleep(20);
+    assert.deepEqual(seen, [1]);
+  });
+
+  test("armed watches pin no libuv threadpool thread: fs calls keep flowing", async () => {
+    // With reads pending on the threadpool (4 threads) instead, 4 armed sources hang fs for good.
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        poller.watch({
+          fd: eventfd(),
+          events: POLL.in,
+          drain: true,
+          onReady: () => {},
+          onFailure: assert.fail,
+        }),
+      );
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 64 }, () => fs.promises.readFile("/proc/self/status")));
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  test("a bad descriptor is reported through onFailure and dropped", async () => {
+    const failures: AdapterError[] = [];
+    const id = poller.watch({
+      fd: 1_000_000,
+      events: POLL.in,
+      drain: true,
+      onReady: assert.fail,
+      onFailure: (e) => failures.push(e),
+    });
+    await waitFor(() => failures.length > 0, 2000, "the failure");
+    assert.equal(failures[0]?.code, "fd-poll-error");
+    assert.match(failures[0]?.message ?? "", /revents 0x20/); // POLLNVAL
+    await poller.unwatch(id); // already dropped: resolves at once
+  });
+});
+
+describe("FdPoller lifecycle", () => {
+  test("nothing is delivered after unwatch, the last unwatch ends the thread, and a new watch starts another", async () => {
+    const poller = new FdPoller();
+    const fds = openFdCount();
+    const fd = createEventfd();
+    try {
+      let ready = 0;
+      const id = poller.watch({
+        fd,
+        events: POLL.in,
+        drain: true,
+        onReady: () => ready++,
+        onFailure: assert.fail,
+      });
+      signalEventfd(fd);
+      await waitFor(() => ready === 1, 2000, "readiness");
+      await poller.unwatch(id);
+      assert.equal(poller.size, 0);
+      signalEventfd(fd);
+      await sleep(30);
+      assert.equal(ready, 1);
+      assert.equal(
+        openFdCount(),
+        fds + 1,
+        "only the test's own eventfd is left: the thread and its control fd are gone",
+      );
+
+      const again = poller.watch({
+        fd,
+        events: POLL.in,
+        drain: true,
+        onReady: () => ready++,
+        onFailure: assert.fail,
+      });
+      await waitFor(() => ready === 2, 2000, "the pending signal, seen by the new thread");
+      await poller.unwatch(again);
+    } finally {
+      closeFd(fd);
+    }
+    assert.equal(openFdCount(), fds);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The loop's wake-ups: the housekeeping timer, or at once when the kernel reports that memory
+ * crossed an eviction threshold. Memory thresholds are armed on the node and pods cgroups the way
+ * the kubelet arms them (capacity − eviction quantity + inactive_file), re-armed from each sample
+ * the engine asks for; a wake that arrives while the loop is busy is kept for its next wait.
+ */
+import type { StatsSample, Wake, WakePort } from "../../app/ports.js";
+import { memoryThresholdArming } from "../../core/engine/memory-threshold-arming.js";
+import type { Threshold } from "../../core/model.js";
+import type { ThresholdWakeSource, WakeSource } from "./wake-source.js";
+import type { WorkingSetPoller } from "./working-set-poller.js";
+
+/**
+ * One armed memory threshold: which engine threshold, the kernel notifier on the matching cgroup
+ * (cgroup v1), and the working-set poller that catches what the notifier's stale inactive_file
+ * makes it late for (both, either, or on v2 only the poller).
+ */
+export interface MemoryThresholdSource {
+  readonly threshold: Threshold;
+  readonly notifier?: ThresholdWakeSource;
+  readonly poller?: WorkingSetPoller;
+}
+
+export interface NotificationWakePortOptions {
+  readonly sources: readonly MemoryThresholdSource[];
+  /** Sources without a byte threshold (cgroup v2: PSI trigger, memory.events); never re-armed. */
+  readonly others?: readonly WakeSource[];
+  readonly now: () => number;
+  readonly onError?: (source: string, error: unknown) => void;
+}
+
+export class NotificationWakePort implements WakePort {
+  private readonly o: NotificationWakePortOptions;
+  private pending: Wake | undefined;
+  private waiter: ((w: Wake) => void) | undefined;
+
+  constructor(options: NotificationWakePortOptions) {
+    this.o = options;
+    for (const source of this.all()) {
+      try {
+        source.start(
+          (reason) => this.fire({ reason, at: this.o.now(), notification: true }),
+          (error) => this.o.onError?.(source.name, error),
+        );
+      } catch (error) {
+        // A source the kernel refuses is a degradation (the housekeeping tick still holds), not a crash.
+        this.o.onError?.(source.name, error);
+      }
+    }
+  }
+
+  private all(): WakeSource[] {
+    const out: WakeSource[] = [];
+    for (const s of this.o.sources) {
+      if (s.notifier !== undefined) out.push(s.notifier);
+      if (s.poller !== undefined) out.push(s.poller);
+    }
+    return [...out, ...(this.o.others ?? [])];
+  }
+
+  private fire(w: Wake): void {
+    const waiter = this.waiter;
+    if (waiter !== undefined) {
+      this.waiter = undefined;
+      waiter(w);
+    } else {
+      this.pending ??= w; // keep the earliest: reaction is measured from it
+    }
+  }
+
+  next(timeoutMs: number, signal?: AbortSignal): Promise<Wake> {
+    const queued = this.pending;
+    if (queued !== undefined) {
+      this.pending = undefined;
+      return Promise.resolve(queued);
+    }
+    return new Promise<Wake>((resolve) => {
+      const done = (w: Wake): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        if (this.waiter === done) this.waiter = undefined;
+        resolve(w);
+      };
+      const onAbort = (): void => done({ reason: "shutdown", at: this.o.now(), notification: false });
+      const timer = setTimeout(() => done({ reason: "housekeeping", at: this.o.now(), notification: false }), timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiter = done;
+    });
+  }
+
+  rearm(sample: StatsSample): void {
+    for (const s of this.o.sources) {
+      const arming = memoryThresholdArming(s.threshold, sample.summary);
+      if (arming === undefined) continue;
+      s.poller?.setLimit(arming.workingSetLimit, arming.evictionQuantity);
+      const notifier = s.notifier;
+      if (notifier === undefined || arming.usageThreshold <= 0n || arming.usageThreshold === notifier.thresholdBytes) continue;
+      notifier.rearm(arming.usageThreshold).catch((e: unknown) => this.o.onError?.(notifier.name, e));
+    }
+  }
+
+
+  async stop(): Promise<void> {
+    await Promise.all(this.all().map((s) => s.stop()));
+  }
+}

@@ -1,0 +1,125 @@
+// The working-set poller over cgroup files (regular files standing in for them here, and the real
+// v1 memory cgroup of this process when there is one): the kubelet's working set, one wake per
+// upward crossing, fast polling near the limit.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { ownMemoryCgroupV1 } from "./testing/notify-test-support.js";
+import { workingSetFrom, WorkingSetPoller } from "./working-set-poller.js";
+
+const temps: string[] = [];
+after(async () => {
+  for (const d of temps) await rm(d, { recursive: true, force: true });
+});
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Waits (up to 2 s) until `count()` reaches `n`. */
+async function waitFor(count: () => number, n: number): Promise<void> {
+  for (let i = 0; i < 200 && count() < n; i++) await sleep(10);
+}
+
+async function fakeCgroup(api: "v1" | "v2", usage: number, inactive: number): Promise<{ dir: string; set: (usage: number, inactive: number) => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "evictd-ws-"));
+  temps.push(dir);
+  const set = async (u: number, i: number): Promise<void> => {
+    await writeFile(join(dir, api === "v1" ? "memory.usage_in_bytes" : "memory.current"), `${u}\n`);
+    await writeFile(join(dir, "memory.stat"), api === "v1" ? `cache 1\ninactive_file 7\ntotal_cache 9\ntotal_inactive_file ${i}\n` : `anon 5\nfile 9\ninactive_file ${i}\nactive_file 3\n`);
+  };
+  await set(usage, inactive);
+  return { dir, set };
+}
+
+describe("workingSetFrom", () => {
+  test("usage − inactive_file (v1: the hierarchical total), floored at 0; undefined when unreadable", () => {
+    assert.equal(workingSetFrom("1000\n", "inactive_file 7\ntotal_inactive_file 300\n", "v1"), 700n);
+    assert.equal(workingSetFrom("1000\n", "total_inactive_file 300\ninactive_file 200\n", "v2"), 800n);
+    assert.equal(workingSetFrom("100\n", "total_inactive_file 300\n", "v1"), 0n);
+    assert.equal(workingSetFrom("18446744073709551615\n", "total_inactive_file 0\n", "v1"), 18446744073709551615n);
+    assert.equal(workingSetFrom("", "total_inactive_file 0\n", "v1"), undefined);
+    assert.equal(workingSetFrom("5\n", "inactive_file 1\n", "v1"), undefined, "v1 reads the hierarchical total only");
+  });
+});
+
+describe("WorkingSetPoller", () => {
+  for (const api of ["v1", "v2"] as const) {
+    test(`${api}: one wake per upward crossing of the limit; none without a limit; none after stop`, async () => {
+      const cg = await fakeCgroup(api, 900, 300); // working set 600
+      const wakes: string[] = [];
+      const poller = new WorkingSetPoller({ cgroupDir: cg.dir, api, description: "hard memory eviction threshold", fastMs: 5, slowMs: 5 });
+      poller.start((r) => wakes.push(r));
+      try {
+        await cg.set(2000, 100); // 1900, but no limit yet
+        await sleep(30);
+        assert.deepEqual(wakes, []);
+        await cg.set(900, 300); // 600: below the limit about to be set
+        poller.setLimit(1000n, 200n);
+        await sleep(30);
+        await cg.set(1200, 300); // 900
+        await sleep(30);
+        assert.deepEqual(wakes, []);
+        // inactive_file shrinking (file pages activated) raises the working set without more usage:
+        // exactly what a memcg threshold armed on usage misses.
+        await cg.set(1200, 150); // 1050 > 1000
+        await waitFor(() => wakes.length, 1);
+        assert.deepEqual(wakes, ["hard memory eviction threshold crossed (working set 1050 > 1000)"]);
+        await cg.set(1300, 100); // still above: no second wake
+        await sleep(50);
+        assert.equal(wakes.length, 1);
+        await cg.set(900, 100); // 800: below again
+        await sleep(80);
+        await cg.set(1500, 100); // 1400: a new crossing
+        await waitFor(() => wakes.length, 2);
+        assert.equal(wakes.length, 2);
+      } finally {
+        await poller.stop();
+      }
+      await cg.set(900, 100);
+      await sleep(20);
+      await cg.set(5000, 0);
+      await sleep(30);
+      assert.equal(wakes.length, 2, "no wake after stop");
+    });
+  }
+
+  test("polls fast within the band below the limit and slowly further away", async () => {
+    const cg = await fakeCgroup("v1", 100, 0);
+    const poller = new WorkingSetPoller({ cgroupDir: cg.dir, api: "v1", description: "t", fastMs: 10, slowMs: 200 });
+    let reads = 0;
+    const read = poller.read.bind(poller);
+    poller.read = () => {
+      reads++;
+      return read();
+    };
+    poller.setLimit(1000n, 300n);
+    poller.start(() => undefined);
+    try {
+      await sleep(100);
+      reads = 0;
+      await sleep(600); // working set 100, far below 1000 − 300: every 200 ms
+      const far = reads;
+      await cg.set(800, 0); // inside the band (800 + 300 > 1000): every 10 ms
+      await sleep(250);
+      reads = 0;
+      await sleep(600);
+      const near = reads;
+      assert.ok(far <= 5, `far from the limit: ${far} reads in 600 ms`);
+      assert.ok(near >= 20, `near the limit: ${near} reads in 600 ms`);
+    } finally {
+      await poller.stop();
+    }
+  });
+
+  test("refuses to start where the files are missing", () => {
+    const poller = new WorkingSetPoller({ cgroupDir: "/nonexistent-cgroup", api: "v1", description: "t" });
+    assert.throws(() => poller.start(() => undefined), /working-set:\/nonexistent-cgroup: cannot read/);
+  });
+
+  const own = ownMemoryCgroupV1();
+  test("reads the real v1 memory cgroup of this process", { skip: own === undefined || !existsSync(join(own, "memory.usage_in_bytes")) ? "no v1 memory cgroup here" : false }, () => {
+    const poller = new WorkingSetPoller({ cgroupDir: own ?? "", api: "v1", description: "t" });
+    const ws = poller.read();
+    assert.ok(ws !== undefined && ws > 0n, `working set ${String(ws)}`);
+  });
+});

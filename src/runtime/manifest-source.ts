@@ -1,0 +1,282 @@
+/**
+ * The pod manifest directory as a source of pods: read every `*.yaml`, `*.yml` and `*.json` file,
+ * watch the directory (fs.watch, debounced, with a periodic rescan as a safety net for missed
+ * events), and report pods added, removed and changed by UID. A file that does not decode is an
+ * error the daemon can log and expose, never a crash.
+ */
+import { watch, type FSWatcher } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { extname, join } from "node:path";
+import type { Issue } from "../core/issues.js";
+import type { LoggerPort } from "../app/ports.js";
+import { describeReadError } from "../formats/structured-file.js";
+import { readManifestFile } from "./read-manifest-file.js";
+import type { RunnablePod } from "./runnable-pod.js";
+
+/** The problems of one file (or of the directory itself). */
+export interface ManifestFileError {
+  readonly file: string;
+  readonly issues: readonly Issue[];
+}
+
+/** What the source reports; a throwing handler is logged and does not stop the source. */
+export interface ManifestListener {
+  added(pod: RunnablePod): void;
+  removed(pod: RunnablePod): void;
+  /** The manifest of a pod with this UID changed (any field). */
+  changed(previous: RunnablePod, next: RunnablePod): void;
+  /** The files with problems after a scan, whenever that list changed. */
+  errors?(errors: readonly ManifestFileError[]): void;
+}
+
+export interface ManifestSourceOptions {
+  readonly dir: string;
+  readonly listener: ManifestListener;
+  /** Quiet time after the last file event before rescanning (default 150 ms): editors write in bursts. */
+  readonly debounceMs?: number;
+  /** Full rescan period, whatever the watcher says (default 5 s; 0 disables). */
+  readonly rescanIntervalMs?: number;
+  readonly logger?: LoggerPort;
+}
+
+/** What a scan of the directory found. */
+export interface ManifestScan {
+  /** By UID, in file-name order (the first file defining a UID wins). */
+  readonly pods: ReadonlyMap<string, RunnablePod>;
+  readonly errors: readonly ManifestFileError[];
+}
+
+const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
+
+/** Manifest files: known extensions; dot files (editor swap and backup files) are skipped, as the kubelet does. */
+export function isManifestFileName(name: string): boolean {
+  return !name.startsWith(".") && EXTENSIONS.has(extname(name).toLowerCase());
+}
+
+/** JSON with bigints as strings: a stable fingerprint of a decoded pod. */
+export function podFingerprint(pod: RunnablePod): string {
+  return JSON.stringify(pod, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value));
+}
+
+interface FileState {
+  readonly pods: readonly RunnablePod[];
+  readonly issues: readonly Issue[];
+}
+
+/**
+ * Reads the directory once. `previous` holds each file's last good pods: while a file has errors,
+ * pods it held before and no longer decodes are kept (a half-saved edit must not kill a running
+ * pod); deleting the file removes them. The kubelet's file source drops such pods instead.
+ */
+export async function scanManifestDir(
+  dir: string,
+  previous: ReadonlyMap<string, FileState> = new Map(),
+): Promise<{ scan: ManifestScan; files: Map<string, FileState> }> {
+  const files = new Map<string, FileState>();
+  const errors: ManifestFileError[] = [];
+  let names: string[];
+  try {
+    names = (await readdir(dir, { withFileTypes: true }))
+      .filter((e) => (e.isFile() || e.isSymbolicLink()) && isManifestFileName(e.name))
+      .map((e) => e.name)
+      .sort();
+  } catch (error) {
+    const { code, message } = describeReadError(error);
+    const issue: Issue = {
+      severity: "error",
+      path: "",
+      code,
+      message: `manifest directory: ${message}`,
+      file: dir,
+    };
+    return { scan: { pods: new Map(), errors: [{ file: dir, issues: [issue] }] }, files };
+  }
+  const pods = new Map<string, RunnablePod>();
+  const owner = new Map<string, string>();
+  for (const name of names) {
+    const file = join(dir, name);
+    const read = await readManifestFile(file);
+    const issues = [...read.issues];
+    let filePods = [...read.pods];
+    if (issues.some((i) => i.severity === "error")) {
+      const kept = (previous.get(file)?.pods ?? []).filter((old) => !filePods.some((p) => p.uid === old.uid));
+      filePods = [...filePods, ...kept];
+    }
+    const accepted: RunnablePod[] = [];
+    for (const pod of filePods) {
+      const first = owner.get(pod.uid);
+      if (first !== undefined) {
+        issues.push({
+          severity: "error",
+          path: "",
+          code: "duplicate-pod",
+          message: `pod ${pod.key} has uid ${pod.uid}, already defined in ${first}: ignored here`,
+          file,
+        });
+        continue;
+      }
+      owner.set(pod.uid, file);
+      pods.set(pod.uid, pod);
+      accepted.push(pod);
+    }
+    // Only pods that decoded count as "last good" for the next scan.
+    files.set(file, { pods: accepted, issues });
+    if (issues.length > 0) errors.push({ file, issues });
+  }
+  return { scan: { pods, errors }, files };
+}
+
+/** Watches a manifest directory and reports pod changes by UID. */
+export class ManifestSource {
+  readonly #dir: string;
+  readonly #listener: ManifestListener;
+  readonly #debounceMs: number;
+  readonly #rescanIntervalMs: number;
+  readonly #logger: LoggerPort | undefined;
+  #pods = new Map<string, RunnablePod>();
+  #fingerprints = new Map<string, string>();
+  #files = new Map<string, FileState>();
+  #errors: readonly ManifestFileError[] = [];
+  #errorsKey = "[]";
+  #watcher: FSWatcher | undefined;
+  #debounce: NodeJS.Timeout | undefined;
+  #interval: NodeJS.Timeout | undefined;
+  #scanning: Promise<void> | undefined;
+  #again = false;
+  #stopped = true;
+
+  constructor(options: ManifestSourceOptions) {
+    this.#dir = options.dir;
+    this.#listener = options.listener;
+    this.#debounceMs = options.debounceMs ?? 150;
+    this.#rescanIntervalMs = options.rescanIntervalMs ?? 5000;
+    this.#logger = options.logger;
+  }
+
+  /** The pods currently defined, in file order. */
+  pods(): RunnablePod[] {
+    return [...this.#pods.values()];
+  }
+
+  /** Files with problems, as of the last scan. */
+  errors(): readonly ManifestFileError[] {
+    return this.#errors;
+  }
+
+  /** Scans once (reporting every pod as added), then watches. */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.rescan();
+    if (this.#stopped) return;
+    this.#watch();
+    if (this.#rescanIntervalMs > 0) {
+      this.#interval = setInterval(() => void this.rescan(), this.#rescanIntervalMs);
+      this.#interval.unref();
+    }
+  }
+
+  /** Stops watching; pods are not reported removed. */
+  stop(): void {
+    this.#stopped = true;
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    clearTimeout(this.#debounce);
+    clearInterval(this.#interval);
+  }
+
+  /** Rescans now; concurrent requests coalesce into one more scan after the running one. */
+  rescan(): Promise<void> {
+    if (this.#scanning !== undefined) {
+      this.#again = true;
+      return this.#scanning;
+    }
+    this.#scanning = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#scanOnce();
+        } while (this.#again);
+      } finally {
+        this.#scanning = undefined;
+      }
+    })();
+    return this.#scanning;
+  }
+
+  #watch(): void {
+    if (this.#watcher !== undefined || this.#stopped) return;
+    try {
+      this.#watcher = watch(this.#dir, { persistent: false }, () => this.#schedule());
+      this.#watcher.on("error", (error) => {
+        this.#logger?.warn(
+          { dir: this.#dir, error: String(error) },
+          "manifest directory watch failed; relying on periodic rescans",
+        );
+        this.#watcher?.close();
+        this.#watcher = undefined;
+      });
+    } catch (error) {
+      // A missing directory cannot be watched; the periodic rescan retries.
+      this.#logger?.warn(
+        { dir: this.#dir, error: String(error) },
+        "cannot watch the manifest directory; relying on periodic rescans",
+      );
+    }
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => void this.rescan(), this.#debounceMs);
+    this.#debounce.unref();
+  }
+
+  async #scanOnce(): Promise<void> {
+    const { scan, files } = await scanManifestDir(this.#dir, this.#files);
+    this.#files = files;
+    const before = this.#pods;
+    const fingerprints = new Map<string, string>();
+    for (const [uid, pod] of scan.pods) fingerprints.set(uid, podFingerprint(pod));
+    this.#pods = new Map(scan.pods);
+    const oldPrints = this.#fingerprints;
+    this.#fingerprints = fingerprints;
+
+    for (const [uid, pod] of before)
+      if (!scan.pods.has(uid)) this.#emit(() => this.#listener.removed(pod), "removed", pod);
+    for (const [uid, pod] of scan.pods) {
+      const old = before.get(uid);
+      if (old === undefined) this.#emit(() => this.#listener.added(pod), "added", pod);
+      else if (oldPrints.get(uid) !== fingerprints.get(uid))
+        this.#emit(() => this.#listener.changed(old, pod), "changed", pod);
+    }
+    const errorsKey = JSON.stringify(scan.errors);
+    this.#errors = scan.errors;
+    if (errorsKey !== this.#errorsKey) {
+      this.#errorsKey = errorsKey;
+      if (this.#listener.errors !== undefined) {
+        try {
+          this.#listener.errors(scan.errors);
+        } catch (error) {
+          this.#logger?.error({ error: String(error) }, "manifest errors handler failed");
+        }
+      }
+    }
+    // A deleted directory leaves the watcher on a dead inode: drop it, and re-arm once it is back.
+    const dirMissing = scan.errors.some((e) => e.file === this.#dir);
+    if (dirMissing) {
+      this.#watcher?.close();
+      this.#watcher = undefined;
+    } else if (this.#watcher === undefined) this.#watch();
+  }
+
+  #emit(call: () => void, what: string, pod: RunnablePod): void {
+    try {
+      call();
+    } catch (error) {
+      this.#logger?.error(
+        { pod: pod.key, uid: pod.uid, error: String(error) },
+        `manifest ${what} handler failed`,
+      );
+    }
+  }
+}

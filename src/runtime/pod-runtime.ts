@@ -1,0 +1,631 @@
+/**
+ * The process pod runtime of `evictd run`: runs each Pod manifest's containers as host processes in
+ * cgroups laid out as the kubelet lays out pods, restarts them per restartPolicy with the kubelet's
+ * back-off, kills pods (SIGTERM, SIGKILL after the grace period), persists every pod's status, and
+ * collects dead containers. It observes and acts; the pure engine decides.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { ClockPort, KillResult, LoggerPort, PodsPort } from "../app/ports.js";
+import type { PodStatusView } from "../app/node-view/snapshot.js";
+import type { NodeSpec } from "../core/node/node-spec.js";
+import { podQos } from "../core/pod/qos.js";
+import { AdapterError } from "../errors.js";
+import type { CgroupDriver, ContainerCgroup, PodCgroup } from "../linux/cgroups/cgroup-driver.js";
+import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
+import { collectDeadContainers, type GcReport } from "./container-gc.js";
+import { ContainerSupervisor, UNKNOWN_EXIT } from "./container-supervisor.js";
+import { setUpVolumes, systemMounter, tearDownVolumes, type Mounter } from "./emptydir-volumes.js";
+import { computePodActions } from "./pod-actions.js";
+import { attachCgroups, ensurePodCgroup } from "./pod-cgroups.js";
+import { podMemoryLimitBytes } from "./pod-memory-limit.js";
+import type { PodPaths } from "./pod-paths.js";
+import {
+  computePhase,
+  fromPersisted,
+  newPodRecord,
+  toPersisted,
+  toStatusView,
+  upsertConditions,
+  type GivenPodStatus,
+  type PendingKill,
+  type PodRecord,
+  type StuckProcess,
+} from "./pod-record.js";
+import { PodProcesses } from "./pod-processes.js";
+import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
+import { readProcStat } from "./proc-processes.js";
+import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
+import type { RunnablePod } from "./runnable-pod.js";
+
+export type { GcReport } from "./container-gc.js";
+export type { GivenPodStatus, StuckProcess } from "./pod-record.js";
+
+export interface ProcessPodRuntimeOptions {
+  /** The cgroup driver with the node already created, or undefined to run without cgroups. */
+  readonly cgroups: CgroupDriver | undefined;
+  readonly node: NodeSpec;
+  readonly clock: ClockPort;
+  readonly logger: LoggerPort;
+  /** Restart back-off (kubelet: 10 s doubling to 5 min); tests shorten it. */
+  readonly backoff?: BackoffPolicy;
+  /** How often an adopted process (not a child of this daemon) is checked for exit (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+  /** How long to wait after SIGKILL before reporting processes as stuck (default 2000 ms). */
+  readonly killTimeoutMs?: number;
+  readonly mounter?: Mounter;
+  /** Whether tmpfs can be mounted (default: running as root). */
+  readonly canMount?: boolean;
+}
+
+/** The processes of a pod, per container (for /proc measurement without cgroups). */
+export interface ContainerProcesses {
+  readonly container: string;
+  readonly pids: readonly number[];
+}
+
+/** Bounded wait for the exit reports of our own children once their processes are gone. */
+const EXIT_REPORT_WAIT_MS = 1000;
+
+/** Runs pods as processes; see the module comment. */
+export class ProcessPodRuntime implements PodsPort {
+  /** What this runtime can and cannot do here, one sentence each (for /status). */
+  readonly capabilities: readonly string[];
+  readonly #cgroups: CgroupDriver | undefined;
+  readonly #clock: ClockPort;
+  readonly #logger: LoggerPort;
+  readonly #killTimeoutMs: number;
+  readonly #mounter: Mounter;
+  readonly #canMount: boolean;
+  readonly #stateDir: string;
+  readonly #processes: PodProcesses;
+  readonly #supervisor: ContainerSupervisor;
+  readonly #pods = new Map<string, PodRecord>();
+  readonly #closing = new AbortController();
+  #persistErrors: readonly StatusFileError[] = [];
+
+  constructor(options: ProcessPodRuntimeOptions) {
+    this.#cgroups = options.cgroups;
+    this.#clock = options.clock;
+    this.#logger = options.logger;
+    this.#killTimeoutMs = options.killTimeoutMs ?? 2000;
+    this.#mounter = options.mounter ?? systemMounter;
+    this.#canMount = options.canMount ?? process.geteuid?.() === 0;
+    this.#stateDir = resolve(options.node.stateDir);
+    this.#processes = new PodProcesses(options.cgroups, options.clock);
+    this.#supervisor = new ContainerSupervisor({
+      cgroups: options.cgroups,
+      node: options.node,
+      clock: options.clock,
+      logger: options.logger,
+      backoff: options.backoff ?? KUBELET_BACKOFF,
+      pollIntervalMs: options.pollIntervalMs ?? 1000,
+      processes: this.#processes,
+      closing: this.#closing.signal,
+      events: {
+        refresh: (record) => this.#refresh(record),
+        persist: (record) => this.#persist(record),
+        exited: (record) => (record.terminating ? this.#persist(record) : this.#reconcile(record)),
+      },
+    });
+    const driver = this.#cgroups;
+    this.capabilities = [
+      driver === undefined
+        ? "no cgroups: pod processes run without memory limits, each container in a process group of its own, and are measured through /proc"
+        : `pods run in cgroup ${driver.api} cgroups laid out as the kubelet's cgroupfs driver does (QoS tiers, pod and container cgroups), with per-container memory limits` +
+          (driver.hasPids ? "" : "; no pids controller: no per-pod pid counts"),
+      "oom_score_adj is set for each container before its command runs (a second shim stage)",
+      this.#canMount
+        ? "emptyDir volumes with medium Memory are tmpfs mounts"
+        : "tmpfs cannot be mounted (not root): emptyDir volumes with medium Memory are plain directories on nodefs",
+      "no container images: image garbage collection frees nothing",
+      `container output is appended to ${this.#stateDir}/pods/<uid>/logs/<container>.log`,
+    ];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Queries
+
+  /** Every known pod's status (running, completed, evicted, rejected), in the order first seen. */
+  statusViews(): PodStatusView[] {
+    return [...this.#pods.values()].map(toStatusView);
+  }
+
+  /** One pod's status, or undefined when the runtime does not know the UID. */
+  status(uid: string): PodStatusView | undefined {
+    const record = this.#pods.get(uid);
+    return record === undefined ? undefined : toStatusView(record);
+  }
+
+  /** Pods that are running or will run again: not terminated, not being killed. */
+  activePods(): RunnablePod[] {
+    return [...this.#pods.values()].filter((r) => !r.final && !r.terminating).map((r) => r.pod);
+  }
+
+  /** Status files that {@link loadPersisted} could not read back. */
+  persistErrors(): readonly StatusFileError[] {
+    return this.#persistErrors;
+  }
+
+  /** The pod's cgroups (for the stats adapter), when it runs in cgroups. */
+  podCgroups(
+    uid: string,
+  ): { readonly pod: PodCgroup; readonly containers: ReadonlyMap<string, ContainerCgroup> } | undefined {
+    const record = this.#pods.get(uid);
+    const pod = record?.cgroup;
+    if (record === undefined || pod === undefined) return undefined;
+    const containers = new Map<string, ContainerCgroup>();
+    for (const c of record.containers)
+      containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
+    return { pod, containers };
+  }
+
+  /** Where the pod's logs, writable directories and volumes are. */
+  podPaths(uid: string): PodPaths | undefined {
+    return this.#pods.get(uid)?.paths;
+  }
+
+  /** Live processes of each container (its cgroup, or without cgroups its process group). */
+  async podProcesses(pod: RunnablePod): Promise<ContainerProcesses[]> {
+    const record = this.#pods.get(pod.uid);
+    if (record === undefined) return [];
+    const out: ContainerProcesses[] = [];
+    for (const c of record.containers)
+      out.push({ container: c.spec.name, pids: await this.#processes.ofContainer(record, c) });
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  /**
+   * Starts a pod: pod and container cgroups, emptyDir volumes, then init containers in order (each
+   * to completion; sidecars keep running), then the regular containers. A pod the runtime already
+   * knows (running, completed, evicted, rejected, or restored by {@link loadPersisted}) is left as
+   * it is: a changed manifest is a new pod only after {@link forget}.
+   */
+  async start(pod: RunnablePod): Promise<void> {
+    if (this.#pods.has(pod.uid)) return;
+    const record = newPodRecord(pod, this.#stateDir, podQos(pod));
+    record.startTime = this.#clock.now();
+    this.#pods.set(pod.uid, record);
+    try {
+      await mkdir(record.paths.logsDir, { recursive: true });
+      if (this.#cgroups !== undefined) await ensurePodCgroup(this.#cgroups, record);
+      await this.#setUpVolumes(record);
+    } catch (error) {
+      record.message = `cannot set up the pod: ${error instanceof Error ? error.message : String(error)}`;
+      this.#logger.error({ pod: pod.key, uid: pod.uid, error: String(error) }, "pod setup failed");
+      await this.#persistNow(record);
+      throw error;
+    }
+    this.#logger.info(
+      { pod: pod.key, uid: pod.uid, qos: record.qos, restartPolicy: record.policy },
+      "pod started",
+    );
+    this.#reconcile(record);
+    await this.#persistNow(record);
+  }
+
+  /** Records an admission rejection: the status is written and nothing is started. */
+  async reject(pod: RunnablePod, status: GivenPodStatus): Promise<void> {
+    if (this.#pods.has(pod.uid)) {
+      this.#logger.warn({ pod: pod.key, uid: pod.uid }, "reject ignored: the pod is already known");
+      return;
+    }
+    const record = newPodRecord(pod, this.#stateDir, podQos(pod));
+    record.startTime = this.#clock.now();
+    this.#fix(record, status);
+    this.#pods.set(pod.uid, record);
+    await this.#persistNow(record);
+  }
+
+  /**
+   * Kills a pod: SIGTERM to every process in its cgroups (or process groups) now, SIGKILL to what
+   * is left after `gracePeriodSeconds`, then the final status (phase, reason, message, conditions
+   * as given). The pod is never restarted. `done` lists processes still present after SIGKILL and
+   * a bounded wait, with their state. A second kill of a terminating pod can only shorten the grace
+   * period, as upstream.
+   */
+  async kill(pod: RunnablePod, gracePeriodSeconds: number, status: GivenPodStatus): Promise<KillResult> {
+    const graceMs = Math.max(0, gracePeriodSeconds) * 1000;
+    let record = this.#pods.get(pod.uid);
+    if (record === undefined) {
+      // Never started here: only the status to write.
+      record = newPodRecord(pod, this.#stateDir, podQos(pod));
+      this.#pods.set(pod.uid, record);
+      this.#fix(record, status);
+      await this.#persistNow(record);
+      return { terminatedAt: this.#clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+    }
+    const pending = record.kill;
+    if (pending !== undefined) {
+      pending.deadline = Math.min(pending.deadline, this.#clock.now() + graceMs);
+      pending.status = status;
+      return { terminatedAt: pending.terminatedAt, done: pending.done };
+    }
+    record.final = true;
+    record.terminating = true;
+    record.abort.abort();
+    const pids = await this.#processes.ofPod(record);
+    this.#processes.signal(record.containers, pids, "SIGTERM");
+    const terminatedAt = this.#clock.now();
+    this.#logger.info({ pod: pod.key, uid: pod.uid, pids, gracePeriodSeconds }, "pod killing: SIGTERM sent");
+    const kill: PendingKill = {
+      deadline: terminatedAt + graceMs,
+      status,
+      terminatedAt,
+      done: Promise.resolve({ ok: true, stuck: [] }),
+    };
+    record.kill = kill;
+    kill.done = this.#finishKill(record, kill);
+    return { terminatedAt, done: kill.done };
+  }
+
+  /**
+   * Whether the pod is gone as the kubelet means it: no process left in its cgroups (or process
+   * groups), no task still charged to its pids cgroup (orphaned zombies hold PIDs until reaped), and,
+   * for a killed pod, its resources released (cgroups removed, emptyDirs deleted, tmpfs unmounted),
+   * so that the next look at the node sees what the eviction freed. Unknown pods are cleaned up.
+   */
+  async isCleanedUp(pod: RunnablePod): Promise<boolean> {
+    const record = this.#pods.get(pod.uid);
+    if (record === undefined) return true;
+    if ((await this.#processes.ofPod(record)).length > 0) return false;
+    const driver = this.#cgroups;
+    if (record.cgroup !== undefined && driver?.hasPids === true) {
+      try {
+        if ((await driver.pids(record.cgroup)).current > 0) return false;
+      } catch {
+        // The cgroup is already gone: nothing is charged to it.
+      }
+    }
+    // A kill in progress finishes (status written) before its resources go.
+    if (record.kill !== undefined) await record.kill.done;
+    if (record.statusFixed && !record.removed) await this.remove(pod);
+    return true;
+  }
+
+  /**
+   * Node teardown (`--cleanup-on-exit`): once the node's processes are killed, unmount and delete
+   * every pod's volumes and stop supervising, so no tmpfs or directory outlives the daemon.
+   */
+  async releaseAll(): Promise<void> {
+    for (const record of this.#pods.values()) {
+      record.abort.abort();
+      try {
+        await tearDownVolumes(record.pod, record.paths, this.#mounter);
+        record.volumes = [];
+      } catch (error) {
+        this.#logger.warn({ pod: record.pod.key, err: String(error) }, "cannot release pod volumes");
+      }
+    }
+  }
+
+  /**
+   * After cleanup: removes the pod's cgroups and its emptyDir volumes (unmounting tmpfs), as the
+   * kubelet tears down a terminated pod's resources. Logs, writable directories (until container
+   * GC) and the status stay. Fails with `pod-busy` while processes remain.
+   */
+  async remove(pod: RunnablePod): Promise<void> {
+    const record = this.#pods.get(pod.uid);
+    if (record === undefined || record.removed) return;
+    const left = await this.#processes.ofPod(record);
+    if (left.length > 0) {
+      throw new AdapterError(
+        "pod-busy",
+        `cannot remove pod ${pod.key}: processes ${left.join(", ")} still run`,
+        {
+          hint: "kill the pod and wait until isCleanedUp",
+        },
+      );
+    }
+    record.abort.abort();
+    if (!record.final) {
+      record.final = true;
+      if (!record.statusFixed) record.phase = computePhase(record);
+    }
+    if (record.cgroup !== undefined && this.#cgroups !== undefined) {
+      try {
+        await this.#cgroups.remove(record.cgroup);
+      } catch (error) {
+        const gone =
+          error instanceof AdapterError &&
+          (error.code === "cgroup-not-found" || error.code === "cgroup-no-node");
+        if (!gone) throw error;
+      }
+    }
+    record.cgroup = undefined;
+    for (const c of record.containers) c.cgroup = undefined;
+    await tearDownVolumes(record.pod, record.paths, this.#mounter);
+    record.volumes = [];
+    record.removed = true;
+    this.#logger.info({ pod: pod.key, uid: pod.uid }, "pod removed: cgroups and volumes released");
+    await this.#persistNow(record);
+  }
+
+  /** Removes the pod and deletes everything kept of it (status, logs): the API's deletion. */
+  async forget(pod: RunnablePod): Promise<void> {
+    const record = this.#pods.get(pod.uid);
+    if (record === undefined) return;
+    await this.remove(pod);
+    await record.writes;
+    this.#pods.delete(pod.uid);
+    await rm(record.paths.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Restores every persisted pod after a daemon restart. Completed, evicted and rejected pods stay
+   * as they were and are never started; for the others, containers whose process is still alive
+   * (same pid and start time, in its cgroup) are adopted, not started twice, and dead ones are
+   * restarted per restartPolicy. Create the node cgroup first. Returns the restored pods' statuses.
+   */
+  async loadPersisted(): Promise<PodStatusView[]> {
+    const { statuses, errors } = await readStatusFiles(`${this.#stateDir}/pods`);
+    this.#persistErrors = errors;
+    for (const e of errors)
+      this.#logger.warn({ file: e.file, error: e.message }, "cannot restore a pod status file");
+    const restored: PodRecord[] = [];
+    for (const status of statuses) {
+      if (this.#pods.has(status.uid)) continue;
+      const record = fromPersisted(status, this.#stateDir);
+      this.#pods.set(status.uid, record);
+      restored.push(record);
+      if (this.#cgroups !== undefined && !record.removed) attachCgroups(this.#cgroups, record);
+      if (!record.final) {
+        await this.#resume(record);
+        continue;
+      }
+      // A daemon that died mid-kill may have left processes of a finished pod: finish the job.
+      const left = await this.#processes.ofPod(record);
+      if (left.length > 0) {
+        this.#processes.signal(record.containers, left, "SIGKILL");
+        this.#logger.warn(
+          { pod: record.pod.key, pids: left },
+          "killed leftover processes of a terminated pod",
+        );
+      }
+    }
+    return restored.map(toStatusView);
+  }
+
+  /**
+   * Container GC ("delete all unused containers"): the writable directories and logs of the dead
+   * containers of terminated pods (Succeeded or Failed, no process left).
+   */
+  async containerGC(): Promise<GcReport> {
+    const report = await collectDeadContainers(
+      this.#pods.values(),
+      async (record) => (await this.#processes.ofPod(record)).length > 0,
+    );
+    if (report.removed.length > 0)
+      this.#logger.info({ freedBytes: report.freedBytes, removed: report.removed.length }, "container GC");
+    return report;
+  }
+
+  /** Image GC: there are no images here, so it frees nothing. */
+  imageGC(): Promise<GcReport> {
+    return Promise.resolve({
+      freedBytes: 0,
+      removed: [],
+      note: "no container images: pods run host commands, so there is nothing to free",
+    });
+  }
+
+  /**
+   * The node is being torn down: containers that exit from now on are not restarted (and no
+   * back-off is announced for them). Part of {@link close}; called first when the daemon kills
+   * every pod on its way out.
+   */
+  stopRestarts(): void {
+    this.#closing.abort();
+  }
+
+  /**
+   * Stops timers and polls and flushes status writes; processes keep running (the next daemon
+   * adopts them). The runtime must not be used afterwards.
+   */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    for (const record of this.#pods.values()) record.abort.abort();
+    await this.flush();
+  }
+
+  /** Resolves when every status write queued so far is on disk. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#pods.values()].map((r) => r.writes));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reconciliation: the planner decides, this applies
+
+  /** Applies the planned actions after any change, then refreshes the phase and persists. */
+  #reconcile(record: PodRecord): void {
+    if (this.#closing.signal.aborted || record.terminating || record.removed) return;
+    if (!record.final) {
+      const actions = computePodActions(
+        record.policy,
+        record.containers.map((c) => ({
+          name: c.spec.name,
+          kind: c.kind,
+          state: c.state,
+          exitCode: c.exitCode,
+          timerPending: c.timerPending,
+        })),
+        record.initialized,
+      );
+      if (actions.complete) return this.#complete(record);
+      record.initialized = actions.initialized;
+      for (const c of record.containers) {
+        if (actions.backOff.includes(c.spec.name)) this.#supervisor.scheduleRestart(record, c);
+        else if (actions.start.includes(c.spec.name)) this.#supervisor.launch(record, c);
+      }
+    }
+    this.#refresh(record);
+  }
+
+  /** The pod ran to its end: nothing restarts, sidecars are stopped, the phase becomes Succeeded or Failed. */
+  #complete(record: PodRecord): void {
+    record.final = true;
+    record.abort.abort();
+    this.#refresh(record);
+    this.#logger.info({ pod: record.pod.key, uid: record.pod.uid, phase: record.phase }, "pod completed");
+    if (!record.containers.some((c) => c.state === "running")) return;
+    // Sidecars (and anything else still running) are stopped within the pod's grace period.
+    void (async () => {
+      this.#processes.signal(record.containers, await this.#processes.ofPod(record), "SIGTERM");
+      const deadline = this.#clock.now() + record.pod.terminationGracePeriodSeconds * 1000;
+      const stuck = await this.#processes.waitGone(record, { deadline }, this.#killTimeoutMs);
+      if (stuck.length > 0)
+        this.#logger.warn(
+          { pod: record.pod.key, stuck },
+          "processes survived SIGKILL after the pod completed",
+        );
+      this.#refresh(record);
+    })();
+  }
+
+  /** Recomputes the phase (unless a caller fixed it) and persists. */
+  #refresh(record: PodRecord): void {
+    if (!record.statusFixed) record.phase = computePhase(record);
+    this.#persist(record);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Container processes
+
+  async #finishKill(record: PodRecord, kill: PendingKill): Promise<{ ok: boolean; stuck: StuckProcess[] }> {
+    const stuck = await this.#processes.waitGone(record, kill, this.#killTimeoutMs);
+    // Give our own children's exit reports a moment to arrive, so exit codes are the real ones.
+    const reports = record.containers.flatMap((c) =>
+      c.state === "running" && c.exited !== undefined ? [c.exited] : [],
+    );
+    if (reports.length > 0)
+      await Promise.race([Promise.all(reports), this.#supervisor.sleep(EXIT_REPORT_WAIT_MS)]);
+    const now = this.#clock.now();
+    for (const c of record.containers) {
+      if (c.state === "running" && stuck.length === 0) {
+        c.state = "terminated";
+        c.exitCode = UNKNOWN_EXIT;
+        c.reason = "Error";
+        c.finishedAt = now;
+        c.pid = undefined;
+      } else if (c.state === "waiting") c.state = "terminated";
+    }
+    this.#fix(record, kill.status);
+    record.terminating = false;
+    record.kill = undefined;
+    await this.#persistNow(record);
+    if (stuck.length === 0) {
+      this.#logger.info(
+        { pod: record.pod.key, uid: record.pod.uid, reason: kill.status.reason },
+        "pod killed",
+      );
+      return { ok: true, stuck };
+    }
+    const inD = stuck.filter((s) => s.state === "D").map((s) => s.pid);
+    this.#logger.warn(
+      { pod: record.pod.key, stuck, uninterruptible: inD },
+      inD.length > 0
+        ? "processes survived SIGKILL in uninterruptible sleep (state D): they die once their I/O completes"
+        : "processes survived SIGKILL",
+    );
+    return { ok: false, stuck };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Restore after a daemon restart
+
+  /** Adopts live containers and restarts dead ones of a pod that was running when the daemon stopped. */
+  async #resume(record: PodRecord): Promise<void> {
+    try {
+      await mkdir(record.paths.logsDir, { recursive: true });
+      if (this.#cgroups !== undefined) await ensurePodCgroup(this.#cgroups, record);
+      await this.#setUpVolumes(record);
+    } catch (error) {
+      this.#logger.error(
+        { pod: record.pod.key, error: String(error) },
+        "cannot restore the pod's cgroups or volumes",
+      );
+    }
+    for (const c of record.containers) {
+      if (c.state !== "running") continue;
+      const pid = c.pid;
+      const mine = pid === undefined ? [] : await this.#processes.ofContainer(record, c);
+      // The same process (pid and start time: ofContainer checks both), not a reused pid.
+      if (pid !== undefined && mine.includes(pid)) {
+        c.generation++;
+        this.#logger.info({ pod: record.pod.key, container: c.spec.name, pid }, "container adopted");
+        this.#supervisor.watchAdopted(record, c);
+        continue;
+      }
+      // Sweep what the dead main process left. A pid now used by another process is never touched;
+      // a dead leader's process group still holds only this container's processes (the kernel does
+      // not reuse a pid while its group exists).
+      if (pid !== undefined && (await readProcStat(pid)) !== undefined) c.pid = undefined;
+      this.#processes.signal([c], await this.#processes.ofContainer(record, c), "SIGKILL");
+      c.pid = undefined;
+      c.startTicks = undefined;
+      c.state = "terminated";
+      c.exitCode = UNKNOWN_EXIT;
+      c.reason = "ContainerStatusUnknown";
+      c.finishedAt = this.#clock.now();
+      this.#logger.info(
+        { pod: record.pod.key, container: c.spec.name },
+        "container gone after the daemon restart",
+      );
+    }
+    this.#reconcile(record);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Volumes, status
+
+  async #setUpVolumes(record: PodRecord): Promise<void> {
+    const { volumes, skipped, warnings } = await setUpVolumes(
+      record.pod,
+      record.paths,
+      podMemoryLimitBytes(record.pod),
+      this.#mounter,
+      this.#canMount,
+    );
+    record.volumes = volumes;
+    if (skipped.length > 0)
+      this.#logger.warn(
+        { pod: record.pod.key, volumes: skipped },
+        "volumes other than emptyDir have no source here",
+      );
+    for (const w of warnings) this.#logger.warn({ pod: record.pod.key }, w);
+  }
+
+  /** Sets a caller-given final status (eviction, rejection). */
+  #fix(record: PodRecord, status: GivenPodStatus): void {
+    record.final = true;
+    record.statusFixed = true;
+    record.phase = status.phase;
+    record.reason = status.reason;
+    record.message = status.message;
+    record.conditions = upsertConditions(record.conditions, status.conditions ?? []);
+  }
+
+  /** Queues a status write (coalesced: one pending write carries the latest state). */
+  #persist(record: PodRecord): void {
+    if (record.writeQueued) return;
+    record.writeQueued = true;
+    record.writes = record.writes.then(async () => {
+      record.writeQueued = false;
+      try {
+        await writeFileAtomic(record.paths.statusFile, encodeStatus(toPersisted(record)));
+      } catch (error) {
+        const fields = { pod: record.pod.key, file: record.paths.statusFile, error: String(error) };
+        this.#logger.error(fields, "cannot write the pod status");
+      }
+    });
+  }
+
+  /** Writes the status and waits for it. */
+  async #persistNow(record: PodRecord): Promise<void> {
+    this.#persist(record);
+    await record.writes;
+  }
+}

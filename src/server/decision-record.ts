@@ -1,0 +1,28 @@
+/**
+ * The daemon's decision log: one JSON line per synchronize, the same step record `evictd replay`
+ * prints, so a day on a real node can be read, replayed and explained with the same tools.
+ * `at` is the time since the daemon started; `wake` says what woke the loop.
+ */
+import type { LoopStep } from "../app/loop/eviction-loop.js";
+import { stepRecord } from "../app/replay/records.js";
+
+export function daemonStepRecord(step: LoopStep, startedAt: number): Record<string, unknown> {
+  const record = stepRecord({
+    step: {
+      index: 0,
+      atMs: Math.max(0, step.now - startedAt),
+      reclaimErrors: step.report.reclaim?.errors ?? {},
+      killFailures: [],
+      addPods: [],
+      removePods: [],
+      admit: [],
+    },
+    time: step.now,
+    report: step.report,
+    kills: step.evictions.map((e) => ({ effectiveGracePeriodSeconds: e.effectiveGracePeriodSeconds, killFailed: e.kill === undefined })),
+    admission: [],
+    activeAfter: [],
+  });
+  const reaction = step.evictions.map((e) => e.reactionMs);
+  return { ...record, wake: { reason: step.wake.reason, notification: step.wake.notification }, ...(reaction.some((r) => r !== undefined) ? { reactionMs: reaction } : {}) };
+}

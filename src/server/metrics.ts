@@ -1,0 +1,179 @@
+/**
+ * The daemon's Prometheus metrics: the kubelet's two eviction metrics under their upstream names,
+ * help texts and buckets (so existing kubelet dashboards and alerts work unchanged), plus evictd's
+ * own gauges and reaction-latency histogram. Everything is set from data (a SyncReport, an eviction,
+ * the pod list); each instance owns its registry, so tests and several daemons never share state.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { SyncReport } from "../core/engine/types.js";
+import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
+import { formatDurationMs } from "../core/time/duration.js";
+import type { Threshold } from "../core/model.js";
+import { quantityValue } from "../core/quantity.js";
+import { NODE_CONDITIONS } from "../core/signals.js";
+
+/** The Prometheus text exposition format the kubelet serves (and this daemon serves). */
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/**
+ * Upstream's help texts (pkg/kubelet/metrics/metrics.go). The kubelet's metrics library
+ * (k8s.io/component-base/metrics) prefixes the stability level to the help of every ALPHA metric
+ * when it registers it, so a real kubelet's scrape reads `[ALPHA] Cumulative number of ...`.
+ */
+export const KUBELET_EVICTIONS_HELP = "[ALPHA] Cumulative number of pod evictions by eviction signal";
+export const KUBELET_EVICTION_STATS_AGE_HELP =
+  "[ALPHA] Time between when stats are collected, and when pod is evicted based on those stats by eviction signal";
+
+/** Prometheus' DefBuckets, which upstream uses for kubelet_eviction_stats_age_seconds. */
+export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Threshold crossed → SIGTERM takes milliseconds when notifications wake the loop; up to a housekeeping interval when polling. */
+export const REACTION_BUCKETS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
+/** Pod phases always exported (as 0 when empty) so a dashboard sees every series from the start. */
+const POD_PHASES = ["Pending", "Running", "Succeeded", "Failed"] as const;
+
+/** Every metric name this module exports, for documentation and tests. */
+export const METRIC_NAMES = {
+  evictions: "kubelet_evictions",
+  statsAge: "kubelet_eviction_stats_age_seconds",
+  signalAvailable: "evictd_signal_available",
+  signalCapacity: "evictd_signal_capacity",
+  threshold: "evictd_eviction_threshold",
+  nodeCondition: "evictd_node_condition",
+  pods: "evictd_pods",
+  reaction: "evictd_eviction_reaction_seconds",
+} as const;
+
+const graceLabel = formatDurationMs;
+
+export class DaemonMetrics {
+  /** This instance's own registry (never prom-client's global one). */
+  readonly registry: Registry;
+  readonly contentType = PROMETHEUS_CONTENT_TYPE;
+
+  private readonly evictions: Counter<"eviction_signal">;
+  private readonly statsAge: Histogram<"eviction_signal">;
+  private readonly reaction: Histogram<"eviction_signal">;
+  private readonly available: Gauge<"signal">;
+  private readonly capacity: Gauge<"signal">;
+  private readonly threshold: Gauge<"signal" | "type" | "grace_period">;
+  private readonly condition: Gauge<"condition">;
+  private readonly pods: Gauge<"phase">;
+
+  constructor() {
+    this.registry = new Registry();
+    const registers = [this.registry];
+    // Upstream names the counter without `_total` (the Go client does not append it).
+    this.evictions = new Counter({
+      name: METRIC_NAMES.evictions,
+      help: KUBELET_EVICTIONS_HELP,
+      labelNames: ["eviction_signal"],
+      registers,
+    });
+    this.statsAge = new Histogram({
+      name: METRIC_NAMES.statsAge,
+      help: KUBELET_EVICTION_STATS_AGE_HELP,
+      labelNames: ["eviction_signal"],
+      buckets: [...DEFAULT_BUCKETS],
+      registers,
+    });
+    this.available = new Gauge({
+      name: METRIC_NAMES.signalAvailable,
+      help: "Available amount of each eviction signal at the last synchronize (bytes, inodes or processes).",
+      labelNames: ["signal"],
+      registers,
+    });
+    this.capacity = new Gauge({
+      name: METRIC_NAMES.signalCapacity,
+      help: "Capacity of each eviction signal at the last synchronize (bytes, inodes or processes).",
+      labelNames: ["signal"],
+      registers,
+    });
+    this.threshold = new Gauge({
+      name: METRIC_NAMES.threshold,
+      help: "Each eviction threshold resolved against its signal's capacity: evict when available drops below it.",
+      labelNames: ["signal", "type", "grace_period"],
+      registers,
+    });
+    this.condition = new Gauge({
+      name: METRIC_NAMES.nodeCondition,
+      help: "Node conditions the eviction manager reports (1 = True, 0 = False).",
+      labelNames: ["condition"],
+      registers,
+    });
+    this.pods = new Gauge({
+      name: METRIC_NAMES.pods,
+      help: "Pods managed by the daemon, by phase.",
+      labelNames: ["phase"],
+      registers,
+    });
+    this.reaction = new Histogram({
+      name: METRIC_NAMES.reaction,
+      help: "Seconds from an eviction threshold being crossed (the waking notification or sample) to SIGTERM of the evicted pod.",
+      labelNames: ["eviction_signal"],
+      buckets: [...REACTION_BUCKETS],
+      registers,
+    });
+    for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);
+    for (const phase of POD_PHASES) this.pods.set({ phase }, 0);
+  }
+
+  /**
+   * Takes in one synchronize: stats ages (as upstream observes them in an acting run), the signal
+   * gauges, the thresholds resolved against this run's capacities, and the node conditions.
+   * Evictions are not counted here: upstream counts an eviction once evictPod returns, so the daemon
+   * calls `recordEviction` after the kill. A run whose stats could not be read keeps the last values.
+   */
+  observeSync(report: SyncReport, thresholds: readonly Threshold[]): void {
+    for (const { signal, seconds } of report.statsAge)
+      this.statsAge.observe({ eviction_signal: signal }, seconds);
+    for (const c of NODE_CONDITIONS)
+      this.condition.set({ condition: c }, report.conditions.includes(c) ? 1 : 0);
+    if (report.statsUnavailable) return;
+
+    this.available.reset();
+    this.capacity.reset();
+    for (const [signal, o] of report.observations) {
+      this.available.set({ signal }, Number(o.available));
+      this.capacity.set({ signal }, Number(o.capacity));
+    }
+    this.threshold.reset();
+    for (const t of thresholds) {
+      if (t.operator === "" || t.value === undefined) continue; // inert containerfs mirror
+      const capacity = report.observations.get(t.signal)?.capacity;
+      // A percentage means nothing without the signal's capacity; a quantity is absolute.
+      if (t.value.kind === "percentage" && capacity === undefined) continue;
+      const value = quantityValue(thresholdQuantity(t.value, capacity ?? 0n));
+      this.threshold.set(
+        {
+          signal: t.signal,
+          type: t.gracePeriodMs === 0 ? "hard" : "soft",
+          grace_period: graceLabel(t.gracePeriodMs),
+        },
+        Number(value),
+      );
+    }
+  }
+
+  /** One pod evicted (kill attempted); `reactionSeconds` when the crossing time is known. */
+  recordEviction(signal: string, reactionSeconds?: number): void {
+    this.evictions.inc({ eviction_signal: signal });
+    if (reactionSeconds !== undefined) this.reaction.observe({ eviction_signal: signal }, reactionSeconds);
+  }
+
+  /** Replaces the pod-phase gauge with a count of `pods` by phase. */
+  setPods(pods: readonly { readonly phase: string }[]): void {
+    const counts = new Map<string, number>(POD_PHASES.map((p) => [p, 0]));
+    for (const p of pods) counts.set(p.phase, (counts.get(p.phase) ?? 0) + 1);
+    this.pods.reset();
+    for (const [phase, n] of counts) this.pods.set({ phase }, n);
+  }
+
+  /** The registry in Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What the loop's every synchronize leaves behind, the same for `evictd run` and `evictd watch`:
+ * the metrics, the evictions /status lists, one human line per eviction in the log, and a line in
+ * the decision log (the replay step record).
+ */
+import { appendFileSync } from "node:fs";
+import type { LoopStep } from "../app/loop/eviction-loop.js";
+import type { LoggerPort } from "../app/ports.js";
+import type { EvictionRecord } from "../app/node-view/snapshot.js";
+import type { Threshold } from "../core/model.js";
+import { isSignal, SIGNALS } from "../core/signals.js";
+import { daemonStepRecord } from "./decision-record.js";
+import type { DaemonMetrics } from "./metrics.js";
+
+export interface StepJournalOptions {
+  readonly metrics: DaemonMetrics;
+  readonly log: LoggerPort;
+  readonly thresholds: readonly Threshold[];
+  readonly startedAt: number;
+  /** The decision log (JSON lines); none when absent. */
+  readonly decisionLog?: string;
+  /** What an eviction is called in the log: "evicted", "would evict" (shadow mode). */
+  readonly verb?: string;
+}
+
+export class StepJournal {
+  readonly evictions: EvictionRecord[] = [];
+  readonly evictionCounts: Record<string, number> = {};
+  private readonly o: StepJournalOptions;
+
+  constructor(options: StepJournalOptions) {
+    this.o = options;
+  }
+
+  record(step: LoopStep): void {
+    const { metrics, log } = this.o;
+    metrics.observeSync(step.report, this.o.thresholds);
+    for (const e of step.evictions) {
+      const reactionMs = e.reactionMs;
+      metrics.recordEviction(e.eviction.signal, reactionMs === undefined ? undefined : reactionMs / 1000);
+      this.evictionCounts[e.eviction.signal] = (this.evictionCounts[e.eviction.signal] ?? 0) + 1;
+      this.evictions.push({
+        at: step.now,
+        pod: e.eviction.pod.key,
+        signal: e.eviction.signal,
+        gracePeriodSeconds: e.effectiveGracePeriodSeconds,
+        message: e.eviction.message,
+        ...(reactionMs !== undefined ? { reactionMs } : {}),
+        killFailed: e.kill === undefined,
+      });
+      const why = isSignal(e.eviction.signal) ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}` : `local storage, ${e.eviction.signal}`;
+      const verb = e.kill === undefined ? "failed to evict" : (this.o.verb ?? "evicted");
+      log.info(
+        { pod: e.eviction.pod.key, signal: e.eviction.signal, grace: e.effectiveGracePeriodSeconds, reactionMs, wake: step.wake.reason, ...(e.killError !== undefined ? { err: e.killError } : {}) },
+        `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
+      );
+    }
+    if (this.o.decisionLog !== undefined) {
+      try {
+        appendFileSync(this.o.decisionLog, JSON.stringify(daemonStepRecord(step, this.o.startedAt)) + "\n");
+      } catch (e) {
+        log.warn({ err: String(e), file: this.o.decisionLog }, "cannot append to the decision log");
+      }
+    }
+  }
+}
