@@ -3,7 +3,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "bin/**", "scripts/**", "examples/**/*.mjs", "eslint.config.js"] },
+  {
+    ignores: ["dist/**", "node_modules/**", "bin/**", "scripts/**", "examples/**/*.mjs", "eslint.config.js"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -15,7 +17,11 @@ export default tseslint.config(
       // node:test's test()/describe() return promises the runner itself awaits.
       "@typescript-eslint/no-floating-promises": [
         "error",
-        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "describe", "it", "suite"] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["test", "describe", "it", "suite"] },
+          ],
+        },
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
@@ -29,8 +35,23 @@ export default tseslint.config(
         "error",
         {
           patterns: [
-            { group: ["node:*", "fs", "path", "os", "child_process", "process"], message: "src/core is pure: no I/O." },
-            { group: ["**/app/**", "**/cli/**", "**/formats/**", "**/linux/**", "**/runtime/**", "**/kubernetes/**", "**/server/**", "**/errors.js"], message: "src/core imports only src/core." },
+            {
+              group: ["node:*", "fs", "path", "os", "child_process", "process"],
+              message: "src/core is pure: no I/O.",
+            },
+            {
+              group: [
+                "**/app/**",
+                "**/cli/**",
+                "**/formats/**",
+                "**/linux/**",
+                "**/runtime/**",
+                "**/kubernetes/**",
+                "**/server/**",
+                "**/errors.js",
+              ],
+              message: "src/core imports only src/core.",
+            },
             { group: ["yaml", "commander"], message: "src/core takes parsed data, not files or argv." },
           ],
         },

@@ -86,9 +86,12 @@ function parseArgs(argv: readonly string[]): Args {
     else throw new Error(`unknown argument ${a ?? ""}`);
     i++;
   }
-  if (rates.some((r) => !(r > 0))) throw new Error(`--rates: positive MiB/s values expected, got ${rates.join(",")}`);
-  if (!Number.isInteger(trials) || trials < 1) throw new Error(`--trials: a positive integer expected, got ${trials}`);
-  for (const m of modes as string[]) if (m !== "notify" && m !== "poll") throw new Error(`--modes: notify or poll, got ${m}`);
+  if (rates.some((r) => !(r > 0)))
+    throw new Error(`--rates: positive MiB/s values expected, got ${rates.join(",")}`);
+  if (!Number.isInteger(trials) || trials < 1)
+    throw new Error(`--trials: a positive integer expected, got ${trials}`);
+  for (const m of modes as string[])
+    if (m !== "notify" && m !== "poll") throw new Error(`--modes: notify or poll, got ${m}`);
   return { rates, trials, modes };
 }
 
@@ -106,10 +109,26 @@ async function startNode(mode: Mode): Promise<{ node: TestNode; daemon: Daemon }
   });
   const daemon = await node.start({ cleanupOnExit: true });
   for (let i = 1; i <= 4; i++)
-    await node.addPod(podManifest({ name: `steady-${i}`, containers: [{ name: "app", command: holdMemory(32), requests: { memory: "64Mi" } }] }));
-  await node.addPod(podManifest({ name: "idle-besteffort", containers: [{ name: "app", command: holdMemory(16) }] }));
-  await node.addPod(podManifest({ name: "sleeper", containers: [{ name: "app", command: IDLE, requests: { memory: "8Mi" } }] }));
-  await daemon.waitForStatus("resident pods running", (s) => (s.pods.filter((p) => p.phase === "Running").length === 6 ? true : undefined), 30_000);
+    await node.addPod(
+      podManifest({
+        name: `steady-${i}`,
+        containers: [{ name: "app", command: holdMemory(32), requests: { memory: "64Mi" } }],
+      }),
+    );
+  await node.addPod(
+    podManifest({ name: "idle-besteffort", containers: [{ name: "app", command: holdMemory(16) }] }),
+  );
+  await node.addPod(
+    podManifest({
+      name: "sleeper",
+      containers: [{ name: "app", command: IDLE, requests: { memory: "8Mi" } }],
+    }),
+  );
+  await daemon.waitForStatus(
+    "resident pods running",
+    (s) => (s.pods.filter((p) => p.phase === "Running").length === 6 ? true : undefined),
+    30_000,
+  );
   await sleep(1000); // let them allocate
   return { node, daemon };
 }
@@ -123,7 +142,13 @@ async function startNode(mode: Mode): Promise<{ node: TestNode; daemon: Daemon }
 const phase = new Prng(20261121);
 const HOUSEKEEPING_MS = 10_000;
 
-async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number, index: number): Promise<Trial> {
+async function runTrial(
+  node: TestNode,
+  daemon: Daemon,
+  mode: Mode,
+  rate: number,
+  index: number,
+): Promise<Trial> {
   const name = `ramp-${mode}-${rate}-${index}`;
   const key = `default/${name}`;
   const notesFile = join(node.dir, `${name}.notes`);
@@ -158,15 +183,22 @@ async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number
     TRIAL_TIMEOUT_MS,
   );
   // Let the loop finish its cleanup wait and any look it takes afterwards.
-  await waitUntil("the ramp pod's processes to be gone", () => (!rampAlive(node, name) ? true : undefined), 10_000);
+  await waitUntil(
+    "the ramp pod's processes to be gone",
+    () => (!rampAlive(node, name) ? true : undefined),
+    10_000,
+  );
   await sleep(200);
   const notes = parseRampNotes(await readFile(notesFile, "utf8").catch(() => ""));
   // Every eviction the daemon decided during the trial, from its decision log.
-  const evictedPods = (await node.decisions()).slice(decisionsBefore).flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
+  const evictedPods = (await node.decisions())
+    .slice(decisionsBefore)
+    .flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
   const evictionLine = daemon.lines.find((l) => l.msg.startsWith(`evicted ${key} `));
   const daemonReaction = evictionLine?.["reactionMs"];
   const oomKills = node.oomKills() - oomBefore;
-  const outcome = final.reason === "Evicted" && notes.termAt !== undefined ? "evicted" : oomKills > 0 ? "oom" : "other";
+  const outcome =
+    final.reason === "Evicted" && notes.termAt !== undefined ? "evicted" : oomKills > 0 ? "oom" : "other";
 
   // Remove the pod and wait for the node to be calm again before the next trial.
   await rm(join(node.manifestDir, `${name}.json`), { force: true });
@@ -181,7 +213,9 @@ async function runTrial(node: TestNode, daemon: Daemon, mode: Mode, rate: number
     index,
     pod: key,
     outcome,
-    ...(notes.crossAt !== undefined && notes.termAt !== undefined ? { reactionMs: notes.termAt - notes.crossAt } : {}),
+    ...(notes.crossAt !== undefined && notes.termAt !== undefined
+      ? { reactionMs: notes.termAt - notes.crossAt }
+      : {}),
     ...(typeof daemonReaction === "number" ? { daemonReactionMs: daemonReaction } : {}),
     ...(typeof evictionLine?.["wake"] === "string" ? { wake: evictionLine["wake"] } : {}),
     evictedPods,
@@ -265,7 +299,10 @@ function stats(values: readonly number[]): Summary["reactionMs"] {
 function summarize(mode: Mode, rate: number, trials: readonly Trial[]): Summary {
   const podsEvicted = trials.reduce((n, t) => n + t.evictedPods.length, 0);
   // One pod must go per trial: the ramp pod. Anything evicted besides it once is one too many.
-  const overEvictions = trials.reduce((n, t) => n + t.evictedPods.filter((p, i, all) => p !== t.pod || all.indexOf(p) !== i).length, 0);
+  const overEvictions = trials.reduce(
+    (n, t) => n + t.evictedPods.filter((p, i, all) => p !== t.pod || all.indexOf(p) !== i).length,
+    0,
+  );
   return {
     mode,
     rate,
@@ -278,7 +315,9 @@ function summarize(mode: Mode, rate: number, trials: readonly Trial[]): Summary 
     overEvictions,
     kernelOomKills: trials.reduce((n, t) => n + t.oomKills, 0),
     reactionMs: stats(trials.flatMap((t) => (t.reactionMs !== undefined ? [t.reactionMs] : []))),
-    daemonReactionMs: stats(trials.flatMap((t) => (t.daemonReactionMs !== undefined ? [t.daemonReactionMs] : []))),
+    daemonReactionMs: stats(
+      trials.flatMap((t) => (t.daemonReactionMs !== undefined ? [t.daemonReactionMs] : [])),
+    ),
     wokenBy: trials.reduce<Record<string, number>>((acc, t) => {
       if (t.wake !== undefined) acc[wakeKind(t.wake)] = (acc[wakeKind(t.wake)] ?? 0) + 1;
       return acc;
@@ -297,7 +336,9 @@ async function main(): Promise<void> {
   }
   const machine = machineInfo();
   console.log(`reaction benchmark: ${describeMachine(machine)}`);
-  console.log(`node ${CAPACITY}, hard memory.available ${THRESHOLD}, housekeeping ${HOUSEKEEPING}, ${args.trials} trials per rate`);
+  console.log(
+    `node ${CAPACITY}, hard memory.available ${THRESHOLD}, housekeeping ${HOUSEKEEPING}, ${args.trials} trials per rate`,
+  );
   const all: Trial[] = [];
   const summaries: Summary[] = [];
   for (const mode of args.modes) {
@@ -325,8 +366,13 @@ async function main(): Promise<void> {
         summaries.push(summarize(mode, rate, trials));
       }
       const residents = (await daemon.status()).pods.filter((p) => !p.pod.startsWith("default/ramp-"));
-      const hurt = residents.filter((p) => p.phase !== "Running" || Object.values(p.restarts).some((n) => n > 0));
-      if (hurt.length > 0) console.log(`  resident pods hurt: ${hurt.map((p) => `${p.pod} ${p.phase} ${p.reason ?? ""}`).join("; ")}`);
+      const hurt = residents.filter(
+        (p) => p.phase !== "Running" || Object.values(p.restarts).some((n) => n > 0),
+      );
+      if (hurt.length > 0)
+        console.log(
+          `  resident pods hurt: ${hurt.map((p) => `${p.pod} ${p.phase} ${p.reason ?? ""}`).join("; ")}`,
+        );
     } finally {
       process.off("SIGINT", onSignal);
       await stop();
@@ -335,7 +381,21 @@ async function main(): Promise<void> {
   console.log();
   console.log(
     table(
-      ["mode", "MiB/s", "trials", "evicted", "OOM-killed", "pods evicted / needed", "over-evictions", "crossing→SIGTERM median ms", "p99", "max", "daemon wake→SIGTERM median", "p99", "woken by"],
+      [
+        "mode",
+        "MiB/s",
+        "trials",
+        "evicted",
+        "OOM-killed",
+        "pods evicted / needed",
+        "over-evictions",
+        "crossing→SIGTERM median ms",
+        "p99",
+        "max",
+        "daemon wake→SIGTERM median",
+        "p99",
+        "woken by",
+      ],
       summaries.map((s) => [
         s.mode,
         String(s.rate),
@@ -349,7 +409,9 @@ async function main(): Promise<void> {
         fmt(s.reactionMs?.max),
         fmt(s.daemonReactionMs?.median),
         fmt(s.daemonReactionMs?.p99),
-        Object.entries(s.wokenBy).map(([k, n]) => `${k} ${n}`).join(", "),
+        Object.entries(s.wokenBy)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(", "),
       ]),
     ),
   );
@@ -357,7 +419,16 @@ async function main(): Promise<void> {
   writeResults(out, {
     benchmark: "reaction",
     machine,
-    parameters: { capacity: CAPACITY, evictionHard: { "memory.available": THRESHOLD }, housekeepingInterval: HOUSEKEEPING, marginMiB: MARGIN_BYTES / MIB, lingerSeconds: LINGER_SECONDS, trials: args.trials, rates: args.rates, modes: args.modes },
+    parameters: {
+      capacity: CAPACITY,
+      evictionHard: { "memory.available": THRESHOLD },
+      housekeepingInterval: HOUSEKEEPING,
+      marginMiB: MARGIN_BYTES / MIB,
+      lingerSeconds: LINGER_SECONDS,
+      trials: args.trials,
+      rates: args.rates,
+      modes: args.modes,
+    },
     summaries,
     trials: all,
   });

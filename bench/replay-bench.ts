@@ -51,7 +51,12 @@ import {
   table,
   writeResults,
 } from "./bench-stats.js";
-import { writeTraceFile, type Richness, type TraceFormat, type TraceInfo } from "../tools/trace-generator/generate-trace.js";
+import {
+  writeTraceFile,
+  type Richness,
+  type TraceFormat,
+  type TraceInfo,
+} from "../tools/trace-generator/generate-trace.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "bin", "evictd.js");

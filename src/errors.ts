@@ -22,7 +22,6 @@ export class InputError extends Error {
  */
 export const EXIT = { ok: 0, internal: 1, input: 2, environment: 3 } as const;
 
-
 /** Options of an {@link AdapterError}: the underlying failure and a hint for the operator. */
 export interface AdapterErrorOptions {
   /** The error that caused this one (an errno exception, a parse failure...). */

@@ -21,14 +21,22 @@ export interface FailedPodStatus {
   readonly phase: "Failed";
   readonly reason: string;
   readonly message: string;
-  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  readonly conditions: readonly {
+    readonly type: string;
+    readonly status: string;
+    readonly reason?: string;
+    readonly message?: string;
+  }[];
 }
 
 export interface KillResult {
   /** When SIGTERM reached the pod's processes (epoch ms). */
   readonly terminatedAt: number;
   /** Resolves when the pod is gone or the kill gave up: processes still alive (e.g. in D state). */
-  readonly done: Promise<{ readonly ok: boolean; readonly stuck: readonly { readonly pid: number; readonly state: string }[] }>;
+  readonly done: Promise<{
+    readonly ok: boolean;
+    readonly stuck: readonly { readonly pid: number; readonly state: string }[];
+  }>;
 }
 
 /** What a node-level reclaim function freed, for logs. */

@@ -28,7 +28,10 @@ function program(): Command {
   cmd
     .command("run")
     .description("Run the node daemon: pods as processes in cgroups, real pressure, real evictions")
-    .requiredOption("--node <file>", "node file (YAML): capacity, reservations, directories, eviction settings")
+    .requiredOption(
+      "--node <file>",
+      "node file (YAML): capacity, reservations, directories, eviction settings",
+    )
     .option("--dry-run", "decide and explain, never kill", false)
     .option("--cleanup-on-exit", "on exit, kill every pod and remove the node's cgroups", false)
     .action(async (opts: { node: string; dryRun: boolean; cleanupOnExit: boolean }) => {
@@ -47,21 +50,26 @@ function program(): Command {
 
   cmd
     .command("check-config")
-    .description("Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use")
+    .description(
+      "Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use",
+    )
     .argument("[config]", "KubeletConfiguration file (YAML or JSON); omit for kubelet defaults")
     .argument("[flags...]", "kubelet eviction flags, e.g. --eviction-hard=memory.available<1Gi (after --)")
     .option("-o, --output <format>", "text | json", "text")
     .action(async (config: string | undefined, flags: string[], opts: { output: string }) => {
       const { checkConfigCommand } = await import("./commands/check-config.js");
       // `check-config -- --eviction-hard=...` (no file): the first flag lands in [config].
-      const [file, all] = config?.startsWith("--") === true ? [undefined, [config, ...flags]] : [config, flags];
+      const [file, all] =
+        config?.startsWith("--") === true ? [undefined, [config, ...flags]] : [config, flags];
       process.exitCode = await checkConfigCommand(file, all, opts);
     });
 
   withClusterOptions(
     cmd
       .command("explain")
-      .description("A cluster node now: signals against its kubelet's thresholds, conditions, and who would be evicted next and why"),
+      .description(
+        "A cluster node now: signals against its kubelet's thresholds, conditions, and who would be evicted next and why",
+      ),
   )
     .option("-o, --output <format>", "table | json", "table")
     .action(async (opts: ClusterCliOptions & { output: string }) => {
@@ -72,7 +80,9 @@ function program(): Command {
   withClusterOptions(
     cmd
       .command("record")
-      .description("Record a cluster node's pressure as a replay scenario (JSONL): configz, pods, Summary samples"),
+      .description(
+        "Record a cluster node's pressure as a replay scenario (JSONL): configz, pods, Summary samples",
+      ),
   )
     .requiredOption("-o, --output <file>", "the trace to write (JSON lines; valid even if interrupted)")
     .option("--duration <duration>", "how long to record (Go duration)", "1h")
@@ -85,10 +95,20 @@ function program(): Command {
   withClusterOptions(
     cmd
       .command("watch")
-      .description("Run the eviction loop against a cluster node: shadow mode by default, --enforce to evict"),
+      .description(
+        "Run the eviction loop against a cluster node: shadow mode by default, --enforce to evict",
+      ),
   )
-    .option("--enforce", "evict as the kubelet does: Failed/Evicted status, event, then delete with the grace period", false)
-    .option("--use-eviction-api", "with --enforce: evict through the Eviction API (honours PodDisruptionBudgets)", false)
+    .option(
+      "--enforce",
+      "evict as the kubelet does: Failed/Evicted status, event, then delete with the grace period",
+      false,
+    )
+    .option(
+      "--use-eviction-api",
+      "with --enforce: evict through the Eviction API (honours PodDisruptionBudgets)",
+      false,
+    )
     .option("--interval <duration>", "loop period (the kubelet's housekeeping interval is 10s)", "10s")
     .option("--listen <host:port>", "HTTP: /healthz /metrics /status /stats/summary", "127.0.0.1:9090")
     .option("--decision-log <file>", "write every decision as JSON lines (the replay step records)")
@@ -120,7 +140,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`evictd: ${e.message}\n${e.hint !== undefined ? `  hint: ${e.hint}\n` : ""}`);
       return EXIT.environment;
     }
-    process.stderr.write(`evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(
+      `evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
     return EXIT.internal;
   }
 }

@@ -16,12 +16,32 @@ export interface SignalSpec {
 
 export const SIGNALS = {
   "memory.available": { condition: "MemoryPressure", resource: "memory", unit: "bytes", memory: true },
-  "allocatableMemory.available": { condition: "MemoryPressure", resource: "memory", unit: "bytes", memory: true },
-  "nodefs.available": { condition: "DiskPressure", resource: "ephemeral-storage", unit: "bytes", memory: false },
+  "allocatableMemory.available": {
+    condition: "MemoryPressure",
+    resource: "memory",
+    unit: "bytes",
+    memory: true,
+  },
+  "nodefs.available": {
+    condition: "DiskPressure",
+    resource: "ephemeral-storage",
+    unit: "bytes",
+    memory: false,
+  },
   "nodefs.inodesFree": { condition: "DiskPressure", resource: "inodes", unit: "count", memory: false },
-  "imagefs.available": { condition: "DiskPressure", resource: "ephemeral-storage", unit: "bytes", memory: false },
+  "imagefs.available": {
+    condition: "DiskPressure",
+    resource: "ephemeral-storage",
+    unit: "bytes",
+    memory: false,
+  },
   "imagefs.inodesFree": { condition: "DiskPressure", resource: "inodes", unit: "count", memory: false },
-  "containerfs.available": { condition: "DiskPressure", resource: "ephemeral-storage", unit: "bytes", memory: false },
+  "containerfs.available": {
+    condition: "DiskPressure",
+    resource: "ephemeral-storage",
+    unit: "bytes",
+    memory: false,
+  },
   "containerfs.inodesFree": { condition: "DiskPressure", resource: "inodes", unit: "count", memory: false },
   "pid.available": { condition: "PIDPressure", resource: "pids", unit: "count", memory: false },
 } as const satisfies Record<Signal, SignalSpec>;

@@ -155,13 +155,7 @@ describe("bad input is reported, never thrown", () => {
     assert.ok(!r.ok);
     assert.deepEqual(
       r.issues.map((i) => [i.code, i.line, i.message]),
-      [
-        [
-          "multiple-documents",
-          3,
-          "the file holds 2 YAML documents; expected exactly one",
-        ],
-      ],
+      [["multiple-documents", 3, "the file holds 2 YAML documents; expected exactly one"]],
     );
   });
 

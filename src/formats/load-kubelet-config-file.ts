@@ -7,7 +7,12 @@ import type { PositionLookup } from "./position-lookup.js";
 import { parseStructuredText, readStructuredFile, type StructuredFile } from "./structured-file.js";
 
 export type ConfigFileResult =
-  | { readonly ok: true; readonly value: unknown; readonly positions: PositionLookup; readonly warnings: Issue[] }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      readonly positions: PositionLookup;
+      readonly warnings: Issue[];
+    }
   | { readonly ok: false; readonly issues: Issue[] };
 
 export interface ConfigFileOptions {
@@ -20,11 +25,18 @@ function toConfigResult(f: StructuredFile): ConfigFileResult {
 }
 
 /** Parses config text already in memory; `file` names it in issues. */
-export function parseKubeletConfigText(text: string, file: string, options: ConfigFileOptions = {}): ConfigFileResult {
+export function parseKubeletConfigText(
+  text: string,
+  file: string,
+  options: ConfigFileOptions = {},
+): ConfigFileResult {
   return toConfigResult(parseStructuredText(text, file, options.issuePath ?? "config"));
 }
 
 /** Reads and parses a kubelet config file; `path` is also the `file` named in issues. */
-export async function loadKubeletConfigFile(path: string, options: ConfigFileOptions = {}): Promise<ConfigFileResult> {
+export async function loadKubeletConfigFile(
+  path: string,
+  options: ConfigFileOptions = {},
+): Promise<ConfigFileResult> {
   return toConfigResult(await readStructuredFile(path, options.issuePath ?? "config"));
 }

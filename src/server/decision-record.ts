@@ -19,10 +19,17 @@ export function daemonStepRecord(step: LoopStep, startedAt: number): Record<stri
     },
     time: step.now,
     report: step.report,
-    kills: step.evictions.map((e) => ({ effectiveGracePeriodSeconds: e.effectiveGracePeriodSeconds, killFailed: e.kill === undefined })),
+    kills: step.evictions.map((e) => ({
+      effectiveGracePeriodSeconds: e.effectiveGracePeriodSeconds,
+      killFailed: e.kill === undefined,
+    })),
     admission: [],
     activeAfter: [],
   });
   const reaction = step.evictions.map((e) => e.reactionMs);
-  return { ...record, wake: { reason: step.wake.reason, notification: step.wake.notification }, ...(reaction.some((r) => r !== undefined) ? { reactionMs: reaction } : {}) };
+  return {
+    ...record,
+    wake: { reason: step.wake.reason, notification: step.wake.notification },
+    ...(reaction.some((r) => r !== undefined) ? { reactionMs: reaction } : {}),
+  };
 }

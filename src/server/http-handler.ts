@@ -36,7 +36,6 @@ function text(status: number, body: string, extra: Record<string, string> = {}):
   return { status, headers: { "content-type": TEXT, ...extra }, body };
 }
 
-
 function json(status: number, value: unknown, pretty: boolean): HttpResponse {
   return { status, headers: { "content-type": JSON_TYPE }, body: toExactJson(value, pretty) + "\n" };
 }

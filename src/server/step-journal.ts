@@ -48,10 +48,19 @@ export class StepJournal {
         ...(reactionMs !== undefined ? { reactionMs } : {}),
         killFailed: e.kill === undefined,
       });
-      const why = isSignal(e.eviction.signal) ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}` : `local storage, ${e.eviction.signal}`;
+      const why = isSignal(e.eviction.signal)
+        ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}`
+        : `local storage, ${e.eviction.signal}`;
       const verb = e.kill === undefined ? "failed to evict" : (this.o.verb ?? "evicted");
       log.info(
-        { pod: e.eviction.pod.key, signal: e.eviction.signal, grace: e.effectiveGracePeriodSeconds, reactionMs, wake: step.wake.reason, ...(e.killError !== undefined ? { err: e.killError } : {}) },
+        {
+          pod: e.eviction.pod.key,
+          signal: e.eviction.signal,
+          grace: e.effectiveGracePeriodSeconds,
+          reactionMs,
+          wake: step.wake.reason,
+          ...(e.killError !== undefined ? { err: e.killError } : {}),
+        },
         `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
       );
     }

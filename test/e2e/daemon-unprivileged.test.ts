@@ -8,20 +8,37 @@ import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { evicted, IDLE, leakMemory, podManifest, podStatus, REPO_ROOT, TestNode } from "../harness/node-harness.js";
+import {
+  evicted,
+  IDLE,
+  leakMemory,
+  podManifest,
+  podStatus,
+  REPO_ROOT,
+  TestNode,
+} from "../harness/node-harness.js";
 
 const NOBODY = 65534;
 
 /** How to run the daemon unprivileged here: through setpriv when root, as is otherwise. */
 function unprivilegedWrapper(): readonly string[] | string {
   if (process.platform !== "linux") return "not Linux";
-  if (!existsSync(join(REPO_ROOT, "dist", "src", "cli", "main.js"))) return "evictd is not built: run `npm run build` first";
+  if (!existsSync(join(REPO_ROOT, "dist", "src", "cli", "main.js")))
+    return "evictd is not built: run `npm run build` first";
   if (process.getuid?.() !== 0) return [];
-  if (spawnSync("setpriv", ["--version"]).status !== 0) return "running as root and setpriv (util-linux) is missing, so root cannot be dropped";
+  if (spawnSync("setpriv", ["--version"]).status !== 0)
+    return "running as root and setpriv (util-linux) is missing, so root cannot be dropped";
   // nobody, with one capability kept: CAP_DAC_READ_SEARCH, to read the checkout wherever it is (a
   // clone under a private temp dir is not readable by nobody otherwise). It grants no write
   // access: the cgroup hierarchy stays out of reach, which is what this suite is about.
-  return ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search"];
+  return [
+    "setpriv",
+    `--reuid=${NOBODY}`,
+    `--regid=${NOBODY}`,
+    "--clear-groups",
+    "--inh-caps=-all,+dac_read_search",
+    "--ambient-caps=+dac_read_search",
+  ];
 }
 
 const wrapper = unprivilegedWrapper();
@@ -59,25 +76,43 @@ describe("evictd run without root", { skip: typeof wrapper === "string" ? wrappe
       config: { evictionHard: { "memory.available": "128Mi" } },
       housekeepingInterval: "1s",
     });
-    await node.addPod(podManifest({ name: "idle", containers: [{ name: "app", command: IDLE, requests: { memory: "64Mi" } }] }));
-    await node.addPod(podManifest({ name: "leak", containers: [{ name: "app", command: leakMemory(8, 50) }] }));
+    await node.addPod(
+      podManifest({
+        name: "idle",
+        containers: [{ name: "app", command: IDLE, requests: { memory: "64Mi" } }],
+      }),
+    );
+    await node.addPod(
+      podManifest({ name: "leak", containers: [{ name: "app", command: leakMemory(8, 50) }] }),
+    );
     if (process.getuid?.() === 0) chownTree(node.dir);
-    const daemon = await node.start({ cleanupOnExit: true, wrapper: typeof wrapper === "string" ? [] : wrapper });
+    const daemon = await node.start({
+      cleanupOnExit: true,
+      wrapper: typeof wrapper === "string" ? [] : wrapper,
+    });
 
     const running = daemon.lines.find((l) => l.msg.startsWith("evictd running"));
     const capabilities = (running?.["capabilities"] ?? []) as string[];
     assert.ok(
-      capabilities.some((c) => /^no cgroups \(.*\): processes are measured through \/proc, limits are not enforced/.test(c)),
+      capabilities.some((c) =>
+        /^no cgroups \(.*\): processes are measured through \/proc, limits are not enforced/.test(c),
+      ),
       `the daemon must say plainly that it has no cgroups: ${JSON.stringify(capabilities)}`,
     );
-    assert.ok(capabilities.some((c) => /polls every 1s/.test(c)), `and that memory is polled: ${JSON.stringify(capabilities)}`);
+    assert.ok(
+      capabilities.some((c) => /polls every 1s/.test(c)),
+      `and that memory is polled: ${JSON.stringify(capabilities)}`,
+    );
     assert.deepEqual(node.cgroupDirs(), [], "no cgroup may be created without the right to");
 
     const leak = await daemon.waitForStatus("the leaking pod to be evicted", evicted("default/leak"), 30_000);
     assert.match(leak.message ?? "", /The node was low on resource: memory/);
     const status = await daemon.status();
     assert.equal(podStatus(status, "default/idle")?.phase, "Running");
-    assert.deepEqual(status.recentEvictions.map((e) => e.pod), ["default/leak"]);
+    assert.deepEqual(
+      status.recentEvictions.map((e) => e.pod),
+      ["default/leak"],
+    );
     const exit = await daemon.stop();
     assert.deepEqual(exit, { code: 0, signal: null }, daemon.tail());
     assert.ok(daemon.lines.some((l) => l.msg === "evictd stopped"));

@@ -27,15 +27,27 @@ interface Run {
 /** The CLI as a child process, asynchronously (the fake server lives in this process). */
 async function evictd(args: readonly string[]): Promise<Run> {
   try {
-    const r = await promisify(execFile)(process.execPath, [EVICTD_BIN, ...args], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const r = await promisify(execFile)(process.execPath, [EVICTD_BIN, ...args], {
+      cwd: REPO_ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === "number" ? err.code : -1, stdout: err.stdout ?? "", stderr: err.stderr ?? "" };
+    return {
+      code: typeof err.code === "number" ? err.code : -1,
+      stdout: err.stdout ?? "",
+      stderr: err.stderr ?? "",
+    };
   }
 }
 
-async function fixture(): Promise<{ server: FakeApiServer; dir: string; kubeconfig: string; node: string[] }> {
+async function fixture(): Promise<{
+  server: FakeApiServer;
+  dir: string;
+  kubeconfig: string;
+  node: string[];
+}> {
   const server = await startFakeApiServer();
   const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-cli-"));
   temps.push(dir);
@@ -59,21 +71,38 @@ describe("cluster commands", () => {
       };
       assert.equal(view.node, "datagen-1-35");
       // kubeletconfig-1.yaml, as served by configz: memory.available<250Mi, nodefs.available<10%.
-      assert.deepEqual(view.signals.find((s) => s.signal === "memory.available")?.thresholds.map((t) => [t.value, t.state]), [["250Mi", "ok"]]);
-      assert.deepEqual(view.signals.find((s) => s.signal === "nodefs.available")?.thresholds.map((t) => t.value), ["10%"]);
-      assert.deepEqual(view.kubeletConditions.map((c) => c.type), ["MemoryPressure", "DiskPressure", "PIDPressure"]);
+      assert.deepEqual(
+        view.signals.find((s) => s.signal === "memory.available")?.thresholds.map((t) => [t.value, t.state]),
+        [["250Mi", "ok"]],
+      );
+      assert.deepEqual(
+        view.signals.find((s) => s.signal === "nodefs.available")?.thresholds.map((t) => t.value),
+        ["10%"],
+      );
+      assert.deepEqual(
+        view.kubeletConditions.map((c) => c.type),
+        ["MemoryPressure", "DiskPressure", "PIDPressure"],
+      );
       assert.equal(view.ranking.next, "scraper/e2e-container-creating");
       assert.equal(view.ranking.order.length, 18);
-      assert.ok(view.ranking.order.filter((o) => o.critical).every((o) => /critical: never evicted/.test(o.reason)));
+      assert.ok(
+        view.ranking.order.filter((o) => o.critical).every((o) => /critical: never evicted/.test(o.reason)),
+      );
       assert.equal(view.verdict.outcome, "no resources are starved");
 
       const text = await evictd(["explain", ...node]);
       assert.equal(text.code, 0, text.stderr);
       assert.match(text.stdout, /^node datagen-1-35 at /);
       assert.match(text.stdout, /memory\.available\s+7128688Ki of 8024304Ki\s+hard < 250Mi\s+-\s+ok/);
-      assert.match(text.stdout, /eviction order for memory\.available; next: scraper\/e2e-container-creating/);
+      assert.match(
+        text.stdout,
+        /eviction order for memory\.available; next: scraper\/e2e-container-creating/,
+      );
       // Only reads: explain never writes to the cluster.
-      assert.deepEqual(server.requests.filter((r) => r.method !== "GET").map((r) => r.path), []);
+      assert.deepEqual(
+        server.requests.filter((r) => r.method !== "GET").map((r) => r.path),
+        [],
+      );
     } finally {
       await server.close();
     }
@@ -82,7 +111,11 @@ describe("cluster commands", () => {
   test("refusals are clear and exit non-zero: 403, unreachable API server, bad options", async () => {
     const { server, node, dir } = await fixture();
     try {
-      server.fail({ method: "GET", path: "/api/v1/nodes/datagen-1-35/proxy/configz", response: { kind: "status", status: 403 } });
+      server.fail({
+        method: "GET",
+        path: "/api/v1/nodes/datagen-1-35/proxy/configz",
+        response: { kind: "status", status: 403 },
+      });
       const forbidden = await evictd(["explain", ...node]);
       assert.equal(forbidden.code, 3, forbidden.stderr);
       assert.match(forbidden.stderr, /^evictd: .*403.*configz/m);
@@ -95,23 +128,48 @@ describe("cluster commands", () => {
     assert.equal(unreachable.code, 3);
     assert.match(unreachable.stderr, /cannot reach|ECONNREFUSED/);
 
-    const bad = await evictd(["watch", "--node", "n1", "--kubeconfig", path.join(dir, "kubeconfig"), "--interval", "soon", "--listen", "nowhere", "--use-eviction-api", "--source", "ssh"]);
+    const bad = await evictd([
+      "watch",
+      "--node",
+      "n1",
+      "--kubeconfig",
+      path.join(dir, "kubeconfig"),
+      "--interval",
+      "soon",
+      "--listen",
+      "nowhere",
+      "--use-eviction-api",
+      "--source",
+      "ssh",
+    ]);
     assert.equal(bad.code, 2);
     // Every problem at once, each naming the option and the value.
-    for (const want of [/--interval.*"soon"/, /--listen.*"nowhere"/, /--use-eviction-api.*--enforce/, /--source.*"ssh"/]) assert.match(bad.stderr, want);
+    for (const want of [
+      /--interval.*"soon"/,
+      /--listen.*"nowhere"/,
+      /--use-eviction-api.*--enforce/,
+      /--source.*"ssh"/,
+    ])
+      assert.match(bad.stderr, want);
   });
 
   test("record: progress while recording, pod arrivals and departures, and an interrupted file that replays unchanged", async () => {
     const { server, node, dir } = await fixture();
     const trace = path.join(dir, "trace.json");
     try {
-      const child = spawn(process.execPath, [EVICTD_BIN, "record", ...node, "--interval", "200ms", "--duration", "1h", "-o", trace], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [EVICTD_BIN, "record", ...node, "--interval", "200ms", "--duration", "1h", "-o", trace],
+        { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      );
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-      const lines = async (): Promise<string[]> => (await readFile(trace, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
+      const lines = async (): Promise<string[]> =>
+        (await readFile(trace, "utf8").catch(() => "")).split("\n").filter((l) => l !== "");
       const waitLines = async (n: number): Promise<void> => {
-        for (let i = 0; i < 200 && (await lines()).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 200 && (await lines()).length < n; i++)
+          await new Promise((r) => setTimeout(r, 50));
       };
       await waitLines(3);
       const leaving = server.state.pods().find((p) => p.metadata.name === "storage-provisioner");
@@ -119,7 +177,10 @@ describe("cluster commands", () => {
       server.removePod(leaving.metadata.namespace, leaving.metadata.name);
       server.addPod({
         metadata: { name: "late-arrival", namespace: "default", uid: "0a1b2c3d-late" },
-        spec: { nodeName: server.nodeName, containers: [{ name: "app", image: "busybox", resources: { requests: { memory: "64Mi" } } }] },
+        spec: {
+          nodeName: server.nodeName,
+          containers: [{ name: "app", image: "busybox", resources: { requests: { memory: "64Mi" } } }],
+        },
         status: { phase: "Running" },
       });
       const before = (await lines()).length;
@@ -127,21 +188,45 @@ describe("cluster commands", () => {
       child.kill("SIGINT");
       assert.equal(await exited, 0, stderr);
       assert.match(stderr, /recorded \d+\/18001 samples/);
-      assert.match(stderr, /interrupted: \d+ sample\(s\) written to .*trace\.json; replay with: evictd replay/);
+      assert.match(
+        stderr,
+        /interrupted: \d+ sample\(s\) written to .*trace\.json; replay with: evictd replay/,
+      );
 
       const recorded = await lines();
-      const header = JSON.parse(recorded[0] ?? "{}") as { config: { evictionHard: Record<string, string> }; pods: unknown[]; node: { metadata: { name: string } }; evictedPods: string };
+      const header = JSON.parse(recorded[0] ?? "{}") as {
+        config: { evictionHard: Record<string, string> };
+        pods: unknown[];
+        node: { metadata: { name: string } };
+        evictedPods: string;
+      };
       assert.equal(header.config.evictionHard["memory.available"], "250Mi");
       assert.equal(header.node.metadata.name, "datagen-1-35");
       assert.equal(header.evictedPods, "remove");
-      const steps = recorded.slice(1).map((l) => JSON.parse(l) as { at: string; removePods?: string[]; addPods?: { metadata: { name: string } }[] });
+      const steps = recorded.slice(1).map(
+        (l) =>
+          JSON.parse(l) as {
+            at: string;
+            removePods?: string[];
+            addPods?: { metadata: { name: string } }[];
+          },
+      );
       assert.ok(steps.length >= 4);
-      assert.deepEqual(steps.flatMap((s) => s.removePods ?? []), ["kube-system/storage-provisioner"]);
-      assert.deepEqual(steps.flatMap((s) => (s.addPods ?? []).map((p) => p.metadata.name)), ["late-arrival"]);
+      assert.deepEqual(
+        steps.flatMap((s) => s.removePods ?? []),
+        ["kube-system/storage-provisioner"],
+      );
+      assert.deepEqual(
+        steps.flatMap((s) => (s.addPods ?? []).map((p) => p.metadata.name)),
+        ["late-arrival"],
+      );
 
       const replay = await evictd(["replay", trace, "--output", "jsonl"]);
       assert.equal(replay.code, 0, replay.stderr);
-      const records = replay.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { type: string });
+      const records = replay.stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { type: string });
       assert.equal(records.filter((r) => r.type === "step").length, steps.length);
     } finally {
       await server.close();
@@ -152,7 +237,21 @@ describe("cluster commands", () => {
     const { server, node, dir } = await fixture();
     try {
       const decisions = path.join(dir, "decisions.jsonl");
-      const child = spawn(process.execPath, [EVICTD_BIN, "watch", ...node, "--interval", "200ms", "--listen", "127.0.0.1:0", "--decision-log", decisions], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [
+          EVICTD_BIN,
+          "watch",
+          ...node,
+          "--interval",
+          "200ms",
+          "--listen",
+          "127.0.0.1:0",
+          "--decision-log",
+          decisions,
+        ],
+        { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      );
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -166,16 +265,31 @@ describe("cluster commands", () => {
       }
       assert.ok(url !== undefined, `no "evictd watching" line: ${stdout}${stderr}`);
       assert.equal(await (await fetch(`${url}/healthz`)).text(), "ok");
-      const status = (await (await fetch(`${url}/status`)).json()) as { node: { name: string }; capabilities: string[] };
+      const status = (await (await fetch(`${url}/status`)).json()) as {
+        node: { name: string };
+        capabilities: string[];
+      };
       assert.equal(status.node.name, "datagen-1-35");
       assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
-      for (let i = 0; i < 100 && (await readFile(decisions, "utf8").catch(() => "")).split("\n").length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      for (
+        let i = 0;
+        i < 100 && (await readFile(decisions, "utf8").catch(() => "")).split("\n").length < 3;
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 50));
       child.kill("SIGTERM");
       assert.equal(await exited, 0, stderr);
-      const lines = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { msg: string });
+      const lines = stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { msg: string });
       assert.ok(lines.some((l) => l.msg === "evictd watch stopped"));
       assert.ok((await readFile(decisions, "utf8")).split("\n").filter((l) => l !== "").length >= 2);
-      assert.deepEqual(server.requests.filter((r) => r.method !== "GET").map((r) => r.path), [], "shadow mode writes nothing");
+      assert.deepEqual(
+        server.requests.filter((r) => r.method !== "GET").map((r) => r.path),
+        [],
+        "shadow mode writes nothing",
+      );
     } finally {
       await server.close();
     }

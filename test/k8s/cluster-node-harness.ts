@@ -11,7 +11,11 @@ import {
   connectClusterNode,
   type ConnectClusterNodeOptions,
 } from "../../src/kubernetes/connect-cluster-node.js";
-import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../harness/fake-api-server/fake-api-server.js";
+import {
+  startFakeApiServer,
+  type FakeApiServer,
+  type FakeApiServerOptions,
+} from "../harness/fake-api-server/fake-api-server.js";
 
 /** The clock the adapter sees: 2026-06-26T10:20:00Z (the scrape day of summary-1.json). */
 export const FIXED_NOW = Date.UTC(2026, 5, 26, 10, 20, 0);

@@ -10,7 +10,11 @@ import { stringify } from "yaml";
 import { AdapterError } from "../../src/errors.js";
 import { connectClusterNode } from "../../src/kubernetes/connect-cluster-node.js";
 import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
-import { startFakeApiServer, writeKubeconfig, type FakeApiServer } from "../harness/fake-api-server/fake-api-server.js";
+import {
+  startFakeApiServer,
+  writeKubeconfig,
+  type FakeApiServer,
+} from "../harness/fake-api-server/fake-api-server.js";
 
 const NODE = "datagen-1-35";
 const noWait = (): Promise<void> => Promise.resolve();

@@ -16,7 +16,11 @@ import { connectClusterNode } from "../../src/kubernetes/index.js";
 import type { LoggerPort } from "../../src/app/ports.js";
 import { runWatch, type WatchOptions } from "../../src/cli/commands/run-watch.js";
 import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../harness/node-harness.js";
-import { startFakeApiServer, type FakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
+import {
+  startFakeApiServer,
+  type FakeApiServer,
+  type RecordedRequest,
+} from "../harness/fake-api-server/fake-api-server.js";
 
 const MiB = 1024 * 1024;
 /** node.memory.availableBytes in summary-1.json: no pressure. */
@@ -70,7 +74,11 @@ function refresh(server: FakeApiServer, memoryAvailableBytes?: number): void {
 }
 
 /** Polls `probe` every 25 ms until it gives a value (10 s unless told). */
-const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> => waitUntil(what, probe, timeoutMs, () => "", 25);
+const until = <T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> => waitUntil(what, probe, timeoutMs, () => "", 25);
 
 interface Running {
   readonly server: FakeApiServer;
@@ -88,7 +96,12 @@ async function startWatch(mode: WatchOptions["mode"], server?: FakeApiServer): P
   const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-"));
   temps.push(dir);
   const kubeconfig = await s.writeKubeconfig(path.join(dir, "kubeconfig"));
-  const api = await connectClusterNode({ nodeName: s.nodeName, kubeconfig, retry: { jitter: 0, baseDelayMs: 1 }, sleep: () => Promise.resolve() });
+  const api = await connectClusterNode({
+    nodeName: s.nodeName,
+    kubeconfig,
+    retry: { jitter: 0, baseDelayMs: 1 },
+    sleep: () => Promise.resolve(),
+  });
   refresh(s);
   const lines: LogLine[] = [];
   const controller = new AbortController();
@@ -126,19 +139,30 @@ async function startWatch(mode: WatchOptions["mode"], server?: FakeApiServer): P
 
 const writes = (s: FakeApiServer): RecordedRequest[] => s.requests.filter((r) => r.method !== "GET");
 const decisions = async (file: string): Promise<Record<string, unknown>[]> =>
-  (await readFile(file, "utf8")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+  (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("evictd watch against a fake API server", () => {
   test("shadow mode: logs and exports what it would evict, writes nothing to the API", async () => {
     const w = await startWatch("shadow");
     try {
-      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      await until("a first synchronize", async () =>
+        (await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined,
+      );
       refresh(w.server, 100 * MiB);
-      const line = await until("a would-evict line", () => w.lines.find((l) => l.msg.startsWith("would evict ")));
+      const line = await until("a would-evict line", () =>
+        w.lines.find((l) => l.msg.startsWith("would evict ")),
+      );
       // No stats for a pod that is still being created: the kubelet ranks it first.
       assert.match(line.msg, /^would evict scraper\/e2e-container-creating \(memory, memory.available\)/);
       const url = await w.url;
-      const status = (await (await fetch(`${url}/status`)).json()) as { conditions: { type: string; status: string }[]; ranking: { next: string }; capabilities: string[] };
+      const status = (await (await fetch(`${url}/status`)).json()) as {
+        conditions: { type: string; status: string }[];
+        ranking: { next: string };
+        capabilities: string[];
+      };
       assert.equal(status.conditions.find((c) => c.type === "MemoryPressure")?.status, "True");
       assert.equal(status.ranking.next, "scraper/e2e-container-creating");
       assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
@@ -153,9 +177,13 @@ describe("evictd watch against a fake API server", () => {
   test("enforce mode: status, event, then delete with the uid precondition; one pod per round, no critical pod, none twice; the recorded trace replays to the same decisions", async () => {
     const w = await startWatch("delete");
     try {
-      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      await until("a first synchronize", async () =>
+        (await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined,
+      );
       refresh(w.server, 100 * MiB);
-      const first = await until("the first DELETE", () => w.server.requests.find((r) => r.method === "DELETE"));
+      const first = await until("the first DELETE", () =>
+        w.server.requests.find((r) => r.method === "DELETE"),
+      );
       const victim = w.server.state.pods().length; // pods left after the delete
       assert.ok(victim > 0);
       // The kubelet's eviction: status, event, then the deletion, in that order, for one pod.
@@ -163,26 +191,55 @@ describe("evictd watch against a fake API server", () => {
       assert.equal(patch?.method, "PATCH");
       assert.equal(patch.path, "/api/v1/namespaces/scraper/pods/e2e-container-creating/status");
       assert.equal(patch.contentType, "application/strategic-merge-patch+json");
-      const status = (patch.json as { status: { phase: string; reason: string; message: string; conditions: { type: string; reason: string }[] } }).status;
+      const status = (
+        patch.json as {
+          status: {
+            phase: string;
+            reason: string;
+            message: string;
+            conditions: { type: string; reason: string }[];
+          };
+        }
+      ).status;
       assert.deepEqual([status.phase, status.reason], ["Failed", "Evicted"]);
-      assert.match(status.message, /^The node was low on resource: memory\. Threshold quantity: 250Mi, available: 100Mi\. /);
-      assert.deepEqual(status.conditions.map((c) => [c.type, c.reason]), [["DisruptionTarget", "TerminationByKubelet"]]);
+      assert.match(
+        status.message,
+        /^The node was low on resource: memory\. Threshold quantity: 250Mi, available: 100Mi\. /,
+      );
+      assert.deepEqual(
+        status.conditions.map((c) => [c.type, c.reason]),
+        [["DisruptionTarget", "TerminationByKubelet"]],
+      );
       assert.equal(event?.method, "POST");
       assert.equal(event.path, "/api/v1/namespaces/scraper/events");
-      assert.deepEqual([(event.json as { reason: string }).reason, (event.json as { type: string }).type], ["Evicted", "Warning"]);
+      assert.deepEqual(
+        [(event.json as { reason: string }).reason, (event.json as { type: string }).type],
+        ["Evicted", "Warning"],
+      );
       assert.equal(del, first);
       assert.equal(del.path, "/api/v1/namespaces/scraper/pods/e2e-container-creating");
       const options = del.json as { gracePeriodSeconds: number; preconditions: { uid: string } };
-      assert.equal(options.gracePeriodSeconds, 1, "hard threshold: the kubelet's immediate grace period (1 s), not the pod's 30 s");
+      assert.equal(
+        options.gracePeriodSeconds,
+        1,
+        "hard threshold: the kubelet's immediate grace period (1 s), not the pod's 30 s",
+      );
       assert.ok(options.preconditions.uid.length > 0);
       for (const r of [patch, event, del]) assert.equal(r.authorization, `Bearer ${w.server.token}`);
 
       // The pod is gone; the same (stale) sample is no reason to evict another one.
       await sleep(600);
-      assert.equal(w.server.requests.filter((r) => r.method === "DELETE").length, 1, "stale stats must not evict a second pod");
+      assert.equal(
+        w.server.requests.filter((r) => r.method === "DELETE").length,
+        1,
+        "stale stats must not evict a second pod",
+      );
       // A fresh sample still under pressure: the next pod in kubelet order goes.
       refresh(w.server, 100 * MiB);
-      const second = await until("the second DELETE", () => w.server.requests.filter((r) => r.method === "DELETE")[1]);
+      const second = await until(
+        "the second DELETE",
+        () => w.server.requests.filter((r) => r.method === "DELETE")[1],
+      );
       assert.equal(second.path, "/api/v1/namespaces/scraper/pods/e2e-kube-state-metrics-75b885dc9-97mtr");
       // Pressure relieved: nobody else goes.
       refresh(w.server, NORMAL);
@@ -191,15 +248,32 @@ describe("evictd watch against a fake API server", () => {
       await sleep(600);
       const deletes = w.server.requests.filter((r) => r.method === "DELETE");
       assert.equal(deletes.length, 2);
-      assert.equal(new Set(deletes.map((d) => (d.json as { preconditions: { uid: string } }).preconditions.uid)).size, 2, "no pod evicted twice");
-      for (const d of deletes) assert.doesNotMatch(d.path, /kube-apiserver|etcd|kube-proxy|coredns|metrics-server/, "critical pods are never touched");
+      assert.equal(
+        new Set(deletes.map((d) => (d.json as { preconditions: { uid: string } }).preconditions.uid)).size,
+        2,
+        "no pod evicted twice",
+      );
+      for (const d of deletes)
+        assert.doesNotMatch(
+          d.path,
+          /kube-apiserver|etcd|kube-proxy|coredns|metrics-server/,
+          "critical pods are never touched",
+        );
     } finally {
       await w.stop();
     }
 
     // The trace holds exactly what the loop saw: replaying it gives the loop's decisions.
-    const { stdout } = await promisify(execFile)(process.execPath, [EVICTD_BIN, "replay", w.trace, "--output", "jsonl"], { cwd: REPO_ROOT, maxBuffer: 64 * MiB });
-    const replayed = stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r["type"] === "step");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [EVICTD_BIN, "replay", w.trace, "--output", "jsonl"],
+      { cwd: REPO_ROOT, maxBuffer: 64 * MiB },
+    );
+    const replayed = stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((r) => r["type"] === "step");
     const live = (await decisions(w.decisionLog)).map((r) => {
       const { wake: _wake, reactionMs: _reaction, ...rest } = r;
       return rest;
@@ -219,21 +293,45 @@ describe("evictd watch against a fake API server", () => {
     server.blockEvictions({ name: "scraper-pdb", desiredHealthy: 2, currentHealthy: 2 });
     const w = await startWatch("eviction-api", server);
     try {
-      await until("a first synchronize", async () => ((await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined));
+      await until("a first synchronize", async () =>
+        (await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined,
+      );
       refresh(w.server, 100 * MiB);
-      const failed = await until("a failed eviction", () => w.lines.find((l) => l.msg.startsWith("failed to evict ")));
+      const failed = await until("a failed eviction", () =>
+        w.lines.find((l) => l.msg.startsWith("failed to evict ")),
+      );
       assert.match(String(failed.fields["err"]), /scraper-pdb|disruption budget/i);
-      assert.ok(w.server.requests.filter((r) => r.path.endsWith("/eviction")).length >= 3, "the blocked eviction was retried");
+      assert.ok(
+        w.server.requests.filter((r) => r.path.endsWith("/eviction")).length >= 3,
+        "the blocked eviction was retried",
+      );
       w.server.allowEvictions();
       refresh(w.server, 100 * MiB);
-      await until("an eviction through the API", () => w.lines.find((l) => l.msg.startsWith("evicted ")), 5000).catch((e: unknown) => {
-        console.error(w.lines.slice(-15).map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.fields)}`).join("\n"));
+      await until(
+        "an eviction through the API",
+        () => w.lines.find((l) => l.msg.startsWith("evicted ")),
+        5000,
+      ).catch((e: unknown) => {
+        console.error(
+          w.lines
+            .slice(-15)
+            .map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.fields)}`)
+            .join("\n"),
+        );
         throw e;
       });
       const evictionPosts = w.server.requests.filter((r) => r.path.endsWith("/eviction"));
-      const body = evictionPosts.at(-1)?.json as { apiVersion: string; kind: string; deleteOptions: { preconditions: { uid: string } } };
+      const body = evictionPosts.at(-1)?.json as {
+        apiVersion: string;
+        kind: string;
+        deleteOptions: { preconditions: { uid: string } };
+      };
       assert.deepEqual([body.apiVersion, body.kind], ["policy/v1", "Eviction"]);
-      assert.equal(w.server.requests.filter((r) => r.method === "DELETE").length, 0, "the Eviction API deletes, not evictd");
+      assert.equal(
+        w.server.requests.filter((r) => r.method === "DELETE").length,
+        0,
+        "the Eviction API deletes, not evictd",
+      );
     } finally {
       await w.stop();
     }

@@ -22,17 +22,41 @@ const junk = fc.oneof(
 const quantityish = fc.oneof(junk, fc.constantFrom("100Mi", "500m", "1.5Gi", "2"));
 const pod = fc.record(
   {
-    metadata: fc.record({ name: fc.oneof(fc.string(), junk), namespace: junk, uid: junk, annotations: junk }, { requiredKeys: [] }),
+    metadata: fc.record(
+      { name: fc.oneof(fc.string(), junk), namespace: junk, uid: junk, annotations: junk },
+      { requiredKeys: [] },
+    ),
     spec: fc.record(
       {
         priority: junk,
         priorityClassName: junk,
         terminationGracePeriodSeconds: junk,
         containers: fc.array(
-          fc.record({ name: junk, resources: fc.record({ requests: fc.dictionary(fc.constantFrom("memory", "cpu", "ephemeral-storage"), quantityish), limits: junk }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+          fc.record(
+            {
+              name: junk,
+              resources: fc.record(
+                {
+                  requests: fc.dictionary(fc.constantFrom("memory", "cpu", "ephemeral-storage"), quantityish),
+                  limits: junk,
+                },
+                { requiredKeys: [] },
+              ),
+            },
+            { requiredKeys: [] },
+          ),
           { maxLength: 3 },
         ),
-        volumes: fc.array(fc.record({ name: junk, emptyDir: fc.record({ sizeLimit: quantityish, medium: junk }, { requiredKeys: [] }) }, { requiredKeys: [] }), { maxLength: 2 }),
+        volumes: fc.array(
+          fc.record(
+            {
+              name: junk,
+              emptyDir: fc.record({ sizeLimit: quantityish, medium: junk }, { requiredKeys: [] }),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 2 },
+        ),
         tolerations: junk,
       },
       { requiredKeys: [] },
@@ -40,28 +64,75 @@ const pod = fc.record(
   },
   { requiredKeys: [] },
 );
-const fsStats = fc.record({ availableBytes: junk, capacityBytes: junk, inodesFree: junk, inodes: junk, time: junk }, { requiredKeys: [] });
+const fsStats = fc.record(
+  { availableBytes: junk, capacityBytes: junk, inodesFree: junk, inodes: junk, time: junk },
+  { requiredKeys: [] },
+);
 const summary = fc.record(
   {
-    node: fc.record({ memory: fc.record({ availableBytes: junk, workingSetBytes: junk, time: junk }, { requiredKeys: [] }), fs: fsStats, runtime: fc.record({ imageFs: fsStats }, { requiredKeys: [] }), rlimit: junk, systemContainers: junk }, { requiredKeys: [] }),
-    pods: fc.oneof(junk, fc.array(fc.record({ podRef: junk, memory: junk, containers: junk, volume: junk }, { requiredKeys: [] }), { maxLength: 3 })),
+    node: fc.record(
+      {
+        memory: fc.record({ availableBytes: junk, workingSetBytes: junk, time: junk }, { requiredKeys: [] }),
+        fs: fsStats,
+        runtime: fc.record({ imageFs: fsStats }, { requiredKeys: [] }),
+        rlimit: junk,
+        systemContainers: junk,
+      },
+      { requiredKeys: [] },
+    ),
+    pods: fc.oneof(
+      junk,
+      fc.array(
+        fc.record({ podRef: junk, memory: junk, containers: junk, volume: junk }, { requiredKeys: [] }),
+        { maxLength: 3 },
+      ),
+    ),
   },
   { requiredKeys: [] },
 );
 const scenario = fc.record(
   {
     start: junk,
-    config: fc.oneof(junk, fc.record({ evictionHard: fc.dictionary(fc.constantFrom("memory.available", "nodefs.available", "foo"), quantityish), evictionSoft: junk, evictionSoftGracePeriod: junk, evictionMaxPodGracePeriod: junk }, { requiredKeys: [] })),
+    config: fc.oneof(
+      junk,
+      fc.record(
+        {
+          evictionHard: fc.dictionary(
+            fc.constantFrom("memory.available", "nodefs.available", "foo"),
+            quantityish,
+          ),
+          evictionSoft: junk,
+          evictionSoftGracePeriod: junk,
+          evictionMaxPodGracePeriod: junk,
+        },
+        { requiredKeys: [] },
+      ),
+    ),
     flags: junk,
     filesystems: junk,
     evictedPods: junk,
     pods: fc.oneof(junk, fc.array(pod, { maxLength: 3 })),
-    steps: fc.oneof(junk, fc.array(fc.record({ at: fc.oneof(junk, fc.constantFrom("0s", "10s", "1m")), summary: fc.oneof(junk, summary), admit: fc.oneof(junk, fc.array(pod, { maxLength: 2 })), removePods: junk }, { requiredKeys: [] }), { maxLength: 3 })),
+    steps: fc.oneof(
+      junk,
+      fc.array(
+        fc.record(
+          {
+            at: fc.oneof(junk, fc.constantFrom("0s", "10s", "1m")),
+            summary: fc.oneof(junk, summary),
+            admit: fc.oneof(junk, fc.array(pod, { maxLength: 2 })),
+            removePods: junk,
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 3 },
+      ),
+    ),
   },
   { requiredKeys: [] },
 );
 
-const stringify = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? Number(x) : x));
+const stringify = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? Number(x) : x));
 
 describe("readers never throw", () => {
   test("pod lists", () => {
@@ -85,23 +156,26 @@ describe("readers never throw", () => {
 
   test("whole scenarios, as JSON and as arbitrary text", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(scenario.map(stringify), fc.string(), fc.string({ unit: "binary" })), async (text) => {
-        const r = await loadScenarioText(text, "fuzz.json", process.cwd());
-        if (!r.ok) {
-          assert.ok(r.issues.length > 0, "a rejected scenario names at least one problem");
-          for (const i of r.issues) assert.ok(i.message.length > 0 && i.path.length > 0);
-          return;
-        }
-        // An accepted scenario replays to the end.
-        const plan = planReplay(r.scenario);
-        JSON.stringify(configRecord(r.scenario, plan));
-        let steps = 0;
-        runReplay(r.scenario, plan, (o) => {
-          JSON.stringify(stepRecord(o));
-          steps++;
-        });
-        assert.equal(steps, r.scenario.steps.length);
-      }),
+      fc.asyncProperty(
+        fc.oneof(scenario.map(stringify), fc.string(), fc.string({ unit: "binary" })),
+        async (text) => {
+          const r = await loadScenarioText(text, "fuzz.json", process.cwd());
+          if (!r.ok) {
+            assert.ok(r.issues.length > 0, "a rejected scenario names at least one problem");
+            for (const i of r.issues) assert.ok(i.message.length > 0 && i.path.length > 0);
+            return;
+          }
+          // An accepted scenario replays to the end.
+          const plan = planReplay(r.scenario);
+          JSON.stringify(configRecord(r.scenario, plan));
+          let steps = 0;
+          runReplay(r.scenario, plan, (o) => {
+            JSON.stringify(stepRecord(o));
+            steps++;
+          });
+          assert.equal(steps, r.scenario.steps.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });

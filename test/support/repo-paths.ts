@@ -10,7 +10,11 @@ import { fileURLToPath } from "node:url";
 function findRepoRoot(start: string): string {
   for (let dir = start; ; dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "evictd") return dir;
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === "evictd"
+    )
+      return dir;
     if (dirname(dir) === dir) throw new Error(`no evictd package.json above ${start}`);
   }
 }

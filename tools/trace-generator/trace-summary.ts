@@ -256,7 +256,10 @@ function podStats(ctx: ScrapeContext, pod: PodRuntime, node: NodeSample): Json {
   const rich = !isLean(ctx.richness);
   if (ctx.richness === "recorded") {
     // A lean recording names pods by namespace/name (the scenario's pod list carries the UIDs).
-    return { podRef: { name: m.name, namespace: m.namespace }, memory: { workingSetBytes: podWorkingSet(pod) } };
+    return {
+      podRef: { name: m.name, namespace: m.namespace },
+      memory: { workingSetBytes: podWorkingSet(pod) },
+    };
   }
   const out: Json = { podRef: { name: m.name, namespace: m.namespace, uid: m.uid } };
   if (rich) out["startTime"] = ctx.time(m.startedAt);
@@ -357,14 +360,13 @@ export function renderSummary(ctx: ScrapeContext, node: NodeSample, pods: readon
   const nodeWs = podsWs + node.systemWorkingSet;
   const t = ctx.now - 1000;
   const rich = !isLean(ctx.richness);
-  const systemContainers =
-    isLean(ctx.richness)
-      ? [systemContainer(ctx, "pods", node, podsWs, node.allocatableMemory - podsWs)]
-      : [
-          systemContainer(ctx, "kubelet", node, Math.round(node.systemWorkingSet * 0.06), undefined),
-          systemContainer(ctx, "runtime", node, Math.round(node.systemWorkingSet * 0.11), undefined),
-          systemContainer(ctx, "pods", node, podsWs, node.allocatableMemory - podsWs),
-        ];
+  const systemContainers = isLean(ctx.richness)
+    ? [systemContainer(ctx, "pods", node, podsWs, node.allocatableMemory - podsWs)]
+    : [
+        systemContainer(ctx, "kubelet", node, Math.round(node.systemWorkingSet * 0.06), undefined),
+        systemContainer(ctx, "runtime", node, Math.round(node.systemWorkingSet * 0.11), undefined),
+        systemContainer(ctx, "pods", node, podsWs, node.allocatableMemory - podsWs),
+      ];
   const seconds = (ctx.now - node.bootedAt) / 1000;
   const out: Json = { nodeName: node.name, systemContainers };
   if (rich) {

@@ -40,7 +40,12 @@ export interface EvictedPodStatus {
   readonly phase: "Failed";
   readonly reason: string;
   readonly message: string;
-  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  readonly conditions: readonly {
+    readonly type: string;
+    readonly status: string;
+    readonly reason?: string;
+    readonly message?: string;
+  }[];
 }
 
 /** One Kubernetes node. Reads reject with a typed error naming what failed (URL, status, message). */
@@ -56,7 +61,9 @@ export interface ClusterNodePort {
   /** GET /api/v1/nodes/NODE: the v1 Node. */
   node(signal?: AbortSignal): Promise<unknown>;
   /** Lists the pods bound to the node (fieldSelector spec.nodeName=NODE). */
-  listPods(signal?: AbortSignal): Promise<{ readonly items: readonly unknown[]; readonly resourceVersion: string }>;
+  listPods(
+    signal?: AbortSignal,
+  ): Promise<{ readonly items: readonly unknown[]; readonly resourceVersion: string }>;
   /**
    * Watches the node's pods from `resourceVersion` until the server ends the watch or `signal`
    * aborts; resolves then. Rejects with {@link WatchExpiredError} on 410 Gone (relist), or with a
@@ -67,7 +74,10 @@ export interface ClusterNodePort {
   /** PATCH pods/NAME/status (strategic merge): phase, reason, message, conditions. */
   patchPodStatus(pod: PodRef, status: EvictedPodStatus): Promise<WriteOutcome>;
   /** POST an event about the pod (involvedObject = the pod, source component "kubelet" host NODE). */
-  createPodEvent(pod: PodRef, event: { readonly type: "Normal" | "Warning"; readonly reason: string; readonly message: string }): Promise<WriteOutcome>;
+  createPodEvent(
+    pod: PodRef,
+    event: { readonly type: "Normal" | "Warning"; readonly reason: string; readonly message: string },
+  ): Promise<WriteOutcome>;
   /** DELETE the pod with a grace period and a uid precondition (never the wrong incarnation). */
   deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
   /** POST pods/NAME/eviction (policy/v1 Eviction): honours PodDisruptionBudgets; 429 = blocked by a PDB. */

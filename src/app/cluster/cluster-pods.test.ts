@@ -7,7 +7,13 @@ import { decodePod } from "../../core/pod/decode-pod.js";
 import type { ClockPort, FailedPodStatus, LoggerPort } from "../ports.js";
 import { ClusterPods, EvictionRefusedError, type EnforceMode } from "./cluster-pods.js";
 import { NodePodSet } from "./node-pod-set.js";
-import { WatchExpiredError, type ClusterNodePort, type PodEvent, type PodRef, type WriteOutcome } from "./cluster-node-port.js";
+import {
+  WatchExpiredError,
+  type ClusterNodePort,
+  type PodEvent,
+  type PodRef,
+  type WriteOutcome,
+} from "./cluster-node-port.js";
 
 const rawPod = (name: string, uid: string, phase = "Running"): Record<string, unknown> => ({
   metadata: { name, namespace: "default", uid, resourceVersion: "1" },
@@ -39,7 +45,8 @@ class FakeApi implements ClusterNodePort {
   watchPods(resourceVersion: string, onEvent: (e: PodEvent) => void, signal: AbortSignal): Promise<void> {
     this.calls.push(`watch ${resourceVersion}`);
     const next = this.watches.shift();
-    if (next === undefined) return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    if (next === undefined)
+      return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     return next(onEvent, signal);
   }
   private answer(kind: "patch" | "event" | "delete" | "evict", pod: PodRef): Promise<WriteOutcome> {
@@ -63,25 +70,50 @@ class FakeApi implements ClusterNodePort {
 
 const clock: ClockPort = { now: () => 1000, sleep: () => Promise.resolve() };
 function logger(lines: string[]): LoggerPort {
-  return { info: (_f, m) => lines.push(`info ${m}`), warn: (_f, m) => lines.push(`warn ${m}`), error: (_f, m) => lines.push(`error ${m}`) };
+  return {
+    info: (_f, m) => lines.push(`info ${m}`),
+    warn: (_f, m) => lines.push(`warn ${m}`),
+    error: (_f, m) => lines.push(`error ${m}`),
+  };
 }
-const STATUS: FailedPodStatus = { phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory. ", conditions: [{ type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet" }] };
+const STATUS: FailedPodStatus = {
+  phase: "Failed",
+  reason: "Evicted",
+  message: "The node was low on resource: memory. ",
+  conditions: [{ type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet" }],
+};
 
-async function setup(mode: EnforceMode): Promise<{ api: FakeApi; pods: ClusterPods; set: NodePodSet; lines: string[] }> {
+async function setup(
+  mode: EnforceMode,
+): Promise<{ api: FakeApi; pods: ClusterPods; set: NodePodSet; lines: string[] }> {
   const api = new FakeApi();
   api.pods = [rawPod("a", "uid-a"), rawPod("b", "uid-b"), rawPod("done", "uid-done", "Succeeded")];
   const lines: string[] = [];
   const set = new NodePodSet({ api, clock, log: logger(lines) });
   await set.list();
-  const pods = new ClusterPods({ api, pods: set, mode, clock, log: logger(lines), decode: (raw, issues) => decodePod(raw, "pod", issues), newIssues: () => new IssueList() });
+  const pods = new ClusterPods({
+    api,
+    pods: set,
+    mode,
+    clock,
+    log: logger(lines),
+    decode: (raw, issues) => decodePod(raw, "pod", issues),
+    newIssues: () => new IssueList(),
+  });
   return { api, pods, set, lines };
 }
 
 describe("ClusterPods", () => {
   test("active pods: not terminal; the raw objects behind the answer are kept for the trace", async () => {
     const { pods } = await setup("delete");
-    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/a", "default/b"]);
-    assert.deepEqual(pods.activeRaw.map((r) => (r as { metadata: { uid: string } }).metadata.uid), ["uid-a", "uid-b"]);
+    assert.deepEqual(
+      pods.activePods().map((p) => p.key),
+      ["default/a", "default/b"],
+    );
+    assert.deepEqual(
+      pods.activeRaw.map((r) => (r as { metadata: { uid: string } }).metadata.uid),
+      ["uid-a", "uid-b"],
+    );
   });
 
   test("enforce: status, event, delete in that order; the pod stops being active at once and is cleaned up when gone from the API", async () => {
@@ -90,7 +122,11 @@ describe("ClusterPods", () => {
     assert.ok(a !== undefined);
     await pods.kill(a, 1, STATUS);
     assert.deepEqual(api.calls, ["patch a", "event a", "delete a"]);
-    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/b"], "never chosen twice");
+    assert.deepEqual(
+      pods.activePods().map((p) => p.key),
+      ["default/b"],
+      "never chosen twice",
+    );
     assert.equal(await pods.isCleanedUp(a), false, "still in the API: its containers may still hold memory");
     set.apply({ type: "MODIFIED", pod: rawPod("a", "uid-a", "Failed") });
     assert.equal(await pods.isCleanedUp(a), false, "Failed (our own status patch) is not gone");
@@ -110,11 +146,18 @@ describe("ClusterPods", () => {
 
   test("a refused delete is a failed kill: it throws, and the pod may be chosen again", async () => {
     const { api, pods } = await setup("delete");
-    api.answers.delete = { kind: "refused", status: 403, message: "pods \"a\" is forbidden" };
+    api.answers.delete = { kind: "refused", status: 403, message: 'pods "a" is forbidden' };
     const [a] = pods.activePods();
     assert.ok(a !== undefined);
-    await assert.rejects(pods.kill(a, 1, STATUS), (e: unknown) => e instanceof EvictionRefusedError && /DELETE pod default\/a refused \(403\)/.test(e.message));
-    assert.deepEqual(pods.activePods().map((p) => p.key), ["default/a", "default/b"]);
+    await assert.rejects(
+      pods.kill(a, 1, STATUS),
+      (e: unknown) =>
+        e instanceof EvictionRefusedError && /DELETE pod default\/a refused \(403\)/.test(e.message),
+    );
+    assert.deepEqual(
+      pods.activePods().map((p) => p.key),
+      ["default/a", "default/b"],
+    );
   });
 
   test("a failed event is logged, not fatal: the eviction goes on", async () => {
@@ -140,8 +183,15 @@ describe("ClusterPods", () => {
     await shadow.pods.kill(s, 1, STATUS);
     assert.deepEqual(shadow.api.calls, []);
     assert.ok(shadow.lines.some((l) => l.startsWith("info shadow mode: would evict default/a")));
-    assert.deepEqual(shadow.pods.activePods().map((p) => p.key), ["default/a", "default/b"], "nothing happened to it");
-    assert.deepEqual([await shadow.pods.containerGC(), await shadow.pods.imageGC()].map((r) => r.freedBytes), [0, 0]);
+    assert.deepEqual(
+      shadow.pods.activePods().map((p) => p.key),
+      ["default/a", "default/b"],
+      "nothing happened to it",
+    );
+    assert.deepEqual(
+      [await shadow.pods.containerGC(), await shadow.pods.imageGC()].map((r) => r.freedBytes),
+      [0, 0],
+    );
   });
 });
 
@@ -151,7 +201,12 @@ describe("NodePodSet", () => {
     api.pods = [rawPod("a", "uid-a")];
     const lines: string[] = [];
     const sleeps: number[] = [];
-    const set = new NodePodSet({ api, clock: { now: () => 0, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) }, log: logger(lines), backoff: { minMs: 100, maxMs: 400 } });
+    const set = new NodePodSet({
+      api,
+      clock: { now: () => 0, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) },
+      log: logger(lines),
+      backoff: { minMs: 100, maxMs: 400 },
+    });
     const controller = new AbortController();
     api.watches = [
       (onEvent) => {

@@ -9,7 +9,14 @@
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, ReclaimReport } from "../ports.js";
+import type {
+  ClockPort,
+  FailedPodStatus,
+  KillResult,
+  LoggerPort,
+  PodsPort,
+  ReclaimReport,
+} from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
 import type { ClusterNodePort, PodRef, WriteOutcome } from "./cluster-node-port.js";
 
@@ -83,7 +90,10 @@ export class ClusterPods implements PodsPort {
     const issues = this.o.newIssues();
     const pod = this.o.decode(raw, issues);
     if (pod === undefined) {
-      this.o.log.warn({ pod: podIdentity(raw)?.key, issues: issues.items.map((i) => `${i.path}: ${i.message}`) }, "pod does not decode; it is not considered");
+      this.o.log.warn(
+        { pod: podIdentity(raw)?.key, issues: issues.items.map((i) => `${i.path}: ${i.message}`) },
+        "pod does not decode; it is not considered",
+      );
     }
     this.decoded.set(uid, { raw, pod });
     return pod;
@@ -93,7 +103,10 @@ export class ClusterPods implements PodsPort {
     const { api, log, clock, mode } = this.o;
     const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
     if (mode === "shadow") {
-      log.info({ pod: pod.key, grace: gracePeriodSeconds, message: status.message }, `shadow mode: would evict ${pod.key}`);
+      log.info(
+        { pod: pod.key, grace: gracePeriodSeconds, message: status.message },
+        `shadow mode: would evict ${pod.key}`,
+      );
       return { terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
     }
     this.inFlight.add(pod.uid);
@@ -101,13 +114,21 @@ export class ClusterPods implements PodsPort {
       if (mode === "eviction-api") {
         const evicted = await api.evictPod(ref, gracePeriodSeconds);
         this.check(evicted, pod, "POST pods/eviction");
-        await this.note(api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }), pod, "event");
+        await this.note(
+          api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }),
+          pod,
+          "event",
+        );
       } else {
         // The kubelet's order: the status says why, the event tells the user, deletion stops it.
         const patched = await api.patchPodStatus(ref, status);
         if (patched.kind === "gone") return this.gone(pod);
         this.check(patched, pod, "PATCH pods/status");
-        await this.note(api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }), pod, "event");
+        await this.note(
+          api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }),
+          pod,
+          "event",
+        );
         const deleted = await api.deletePod(ref, gracePeriodSeconds);
         this.check(deleted, pod, "DELETE pod");
       }
@@ -126,14 +147,17 @@ export class ClusterPods implements PodsPort {
 
   private check(outcome: WriteOutcome, pod: Pod, what: string): void {
     if (outcome.kind === "refused")
-      throw new EvictionRefusedError(`${what} ${pod.key} refused${outcome.status !== undefined ? ` (${outcome.status})` : ""}: ${outcome.message}`);
+      throw new EvictionRefusedError(
+        `${what} ${pod.key} refused${outcome.status !== undefined ? ` (${outcome.status})` : ""}: ${outcome.message}`,
+      );
   }
 
   /** A failed event is logged, not fatal: the eviction itself went through. */
   private async note(p: Promise<WriteOutcome>, pod: Pod, what: string): Promise<void> {
     try {
       const r = await p;
-      if (r.kind === "refused") this.o.log.warn({ pod: pod.key, status: r.status }, `cannot create the ${what}: ${r.message}`);
+      if (r.kind === "refused")
+        this.o.log.warn({ pod: pod.key, status: r.status }, `cannot create the ${what}: ${r.message}`);
     } catch (e) {
       this.o.log.warn({ pod: pod.key, err: String(e) }, `cannot create the ${what}`);
     }

@@ -9,7 +9,9 @@ import type { ClockPort, LoggerPort } from "../ports.js";
 import { WatchExpiredError, type ClusterNodePort, type PodEvent } from "./cluster-node-port.js";
 
 /** metadata.uid, metadata.namespace/name and status.phase of a raw pod, without decoding it all. */
-export function podIdentity(raw: unknown): { uid: string; key: string; phase: string | undefined; resourceVersion: string | undefined } | undefined {
+export function podIdentity(
+  raw: unknown,
+): { uid: string; key: string; phase: string | undefined; resourceVersion: string | undefined } | undefined {
   if (raw === null || typeof raw !== "object") return undefined;
   const meta = (raw as { metadata?: unknown }).metadata;
   if (meta === null || typeof meta !== "object") return undefined;

@@ -5,12 +5,24 @@ import { describe, test } from "node:test";
 import { EXACT_INT_PREFIX } from "../../core/summary/exact-integer.js";
 import { TraceRecorder } from "./trace-recorder.js";
 
-const pod = (name: string, uid: string): Record<string, unknown> => ({ metadata: { name, namespace: "ns", uid }, spec: { containers: [{ name: "c" }] } });
+const pod = (name: string, uid: string): Record<string, unknown> => ({
+  metadata: { name, namespace: "ns", uid },
+  spec: { containers: [{ name: "c" }] },
+});
 const START = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
 
 function record(evictedPods: "remove" | "keep"): { lines: string[]; r: TraceRecorder } {
   const lines: string[] = [];
-  const r = new TraceRecorder({ start: START, config: { evictionHard: { "memory.available": "100Mi" } }, flags: [], evictedPods, pods: [pod("a", "1"), pod("b", "2")] }, (l) => lines.push(l));
+  const r = new TraceRecorder(
+    {
+      start: START,
+      config: { evictionHard: { "memory.available": "100Mi" } },
+      flags: [],
+      evictedPods,
+      pods: [pod("a", "1"), pod("b", "2")],
+    },
+    (l) => lines.push(l),
+  );
   return { lines, r };
 }
 
@@ -24,9 +36,16 @@ describe("TraceRecorder", () => {
       evictedPods: "remove",
       pods: [pod("a", "1"), pod("b", "2")],
     });
-    r.step({ now: START + 10_003, summary: { node: { fs: { inodesFree: `${EXACT_INT_PREFIX}18446744073709551615` } } }, activePods: [pod("a", "1"), pod("b", "2")] });
+    r.step({
+      now: START + 10_003,
+      summary: { node: { fs: { inodesFree: `${EXACT_INT_PREFIX}18446744073709551615` } } },
+      activePods: [pod("a", "1"), pod("b", "2")],
+    });
     assert.ok(lines.every((l) => l.endsWith("\n") && !l.slice(0, -1).includes("\n")));
-    assert.equal(lines[1], '{"at":"10.003s","summary":{"node":{"fs":{"inodesFree":18446744073709551615}}}}\n');
+    assert.equal(
+      lines[1],
+      '{"at":"10.003s","summary":{"node":{"fs":{"inodesFree":18446744073709551615}}}}\n',
+    );
   });
 
   test("arrivals and departures between samples; a re-created pod (new uid, same name) leaves and comes back", () => {
@@ -34,12 +53,20 @@ describe("TraceRecorder", () => {
     r.step({ now: START, summary: {}, activePods: [pod("a", "1"), pod("b", "2")] });
     r.step({ now: START + 10_000, summary: {}, activePods: [pod("b", "2"), pod("c", "3")] });
     r.step({ now: START + 20_000, summary: {}, activePods: [pod("b", "2-new"), pod("c", "3")] });
-    const steps = lines.slice(1).map((l) => JSON.parse(l) as { at: string; removePods?: string[]; addPods?: { metadata: { uid: string } }[] });
-    assert.deepEqual(steps.map((s) => [s.at, s.removePods ?? [], (s.addPods ?? []).map((p) => p.metadata.uid)]), [
-      ["0s", [], []],
-      ["10s", ["ns/a"], ["3"]],
-      ["20s", ["ns/b"], ["2-new"]],
-    ]);
+    const steps = lines
+      .slice(1)
+      .map(
+        (l) =>
+          JSON.parse(l) as { at: string; removePods?: string[]; addPods?: { metadata: { uid: string } }[] },
+      );
+    assert.deepEqual(
+      steps.map((s) => [s.at, s.removePods ?? [], (s.addPods ?? []).map((p) => p.metadata.uid)]),
+      [
+        ["0s", [], []],
+        ["10s", ["ns/a"], ["3"]],
+        ["20s", ["ns/b"], ["2-new"]],
+      ],
+    );
   });
 
   test("pods the replay removes itself (evicted, kill went through) are not removed again; kill failures are written", () => {
@@ -60,6 +87,9 @@ describe("TraceRecorder", () => {
     const { lines, r } = record("remove");
     r.step({ now: START + 5, summary: {}, activePods: [] });
     r.step({ now: START + 5, summary: {}, activePods: [] });
-    assert.deepEqual(lines.slice(1).map((l) => (JSON.parse(l) as { at: string }).at), ["5ms", "6ms"]);
+    assert.deepEqual(
+      lines.slice(1).map((l) => (JSON.parse(l) as { at: string }).at),
+      ["5ms", "6ms"],
+    );
   });
 });

@@ -106,7 +106,9 @@ export class TraceRecorder {
         ...(s.afterReclaim !== undefined ? { afterReclaim: s.afterReclaim } : {}),
         ...(removePods.length > 0 ? { removePods } : {}),
         ...(addPods.length > 0 ? { addPods } : {}),
-        ...(s.killFailures !== undefined && s.killFailures.length > 0 ? { killFailures: s.killFailures } : {}),
+        ...(s.killFailures !== undefined && s.killFailures.length > 0
+          ? { killFailures: s.killFailures }
+          : {}),
       }) + "\n",
     );
     this.count++;

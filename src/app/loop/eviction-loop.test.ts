@@ -6,12 +6,26 @@ import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, NodeSummary, Pod } from "../../core/model.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { EvictionLoop, type LoopStep } from "./eviction-loop.js";
-import type { ClockPort, FailedPodStatus, KillResult, PodsPort, StatsPort, Wake, WakePort } from "../ports.js";
+import type {
+  ClockPort,
+  FailedPodStatus,
+  KillResult,
+  PodsPort,
+  StatsPort,
+  Wake,
+  WakePort,
+} from "../ports.js";
 
 const Mi = 1024n * 1024n;
 
 function config(): EvictionConfig {
-  const r = buildEvictionConfig({ config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", evictionHard: { "memory.available": "100Mi" } } });
+  const r = buildEvictionConfig({
+    config: {
+      apiVersion: "kubelet.config.k8s.io/v1beta1",
+      kind: "KubeletConfiguration",
+      evictionHard: { "memory.available": "100Mi" },
+    },
+  });
   assert.ok(r.ok);
   return r.config;
 }
@@ -43,7 +57,10 @@ class FakeNode implements StatsPort, PodsPort {
     const capacity = 1024n * Mi;
     const time = this.clock.now();
     const summary: NodeSummary = {
-      node: { systemContainers: [], memory: { time, availableBytes: capacity - used, workingSetBytes: used } },
+      node: {
+        systemContainers: [],
+        memory: { time, availableBytes: capacity - used, workingSetBytes: used },
+      },
       pods: this.alive.map((p, i) => ({
         podRef: { name: p.name, namespace: p.namespace, uid: p.uid },
         memory: { workingSetBytes: 300n * Mi + BigInt(i) },
@@ -60,7 +77,10 @@ class FakeNode implements StatsPort, PodsPort {
     if (this.failKill) return Promise.reject(new Error("kill failed"));
     this.killed.push({ pod: pod.key, grace, status });
     this.dying.set(pod.uid, 3);
-    return Promise.resolve({ terminatedAt: this.clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
+    return Promise.resolve({
+      terminatedAt: this.clock.now(),
+      done: Promise.resolve({ ok: true, stuck: [] }),
+    });
   }
   isCleanedUp(pod: Pod): Promise<boolean> {
     const left = this.dying.get(pod.uid);
@@ -99,20 +119,43 @@ describe("EvictionLoop", () => {
   test("evicts one pod, waits for its memory to be freed, and then stops: never more pods than needed", async () => {
     const clock = new ManualClock();
     const node = new FakeNode(pods(), clock);
-    node.alive.push(...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList()));
+    node.alive.push(
+      ...decodePodList(
+        [{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }],
+        "pods",
+        new IssueList(),
+      ),
+    );
     // 4 pods × 300Mi > 1Gi: available is negative, far below 100Mi.
     const steps: LoopStep[] = [];
-    const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, stats: node, pods: node, wake: noWake, clock, log: quiet, onStep: (s) => steps.push(s) });
+    const loop = new EvictionLoop({
+      config: config(),
+      layout: "single",
+      housekeepingIntervalMs: 10_000,
+      stats: node,
+      pods: node,
+      wake: noWake,
+      clock,
+      log: quiet,
+      onStep: (s) => steps.push(s),
+    });
     const wake: Wake = { reason: "memcg threshold crossed", at: clock.now(), notification: true };
     const first = await loop.runOnce(wake);
     assert.equal(first.evictions.length, 1);
     assert.equal(first.evictions[0]?.reactionMs, 0);
     // While the pod is dying its memory is still held; the loop waits instead of evicting again.
     assert.equal(await loop.waitForCleanup(first.evictions), true);
-    const second = await loop.runOnce({ reason: "after eviction cleanup", at: clock.now(), notification: false });
+    const second = await loop.runOnce({
+      reason: "after eviction cleanup",
+      at: clock.now(),
+      notification: false,
+    });
     // 3 pods × 300Mi = 900Mi, available 124Mi ≥ 100Mi: no second eviction.
     assert.equal(second.evictions.length, 0);
-    assert.deepEqual(node.killed.map((k) => k.pod), ["default/d"]);
+    assert.deepEqual(
+      node.killed.map((k) => k.pod),
+      ["default/d"],
+    );
     assert.equal(node.killed[0]?.grace, 1);
     assert.equal(node.killed[0]?.status.reason, "Evicted");
     assert.equal(node.killed[0]?.status.conditions[0]?.type, "DisruptionTarget");
@@ -120,9 +163,24 @@ describe("EvictionLoop", () => {
 
   test("a failed kill still counts as an eviction", async () => {
     const clock = new ManualClock();
-    const node = new FakeNode([...pods(), ...pods().map((p) => ({ ...p, uid: `${p.uid}-2`, key: `${p.key}-2`, name: `${p.name}-2` }))], clock);
+    const node = new FakeNode(
+      [
+        ...pods(),
+        ...pods().map((p) => ({ ...p, uid: `${p.uid}-2`, key: `${p.key}-2`, name: `${p.name}-2` })),
+      ],
+      clock,
+    );
     node.failKill = true;
-    const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, stats: node, pods: node, wake: noWake, clock, log: quiet });
+    const loop = new EvictionLoop({
+      config: config(),
+      layout: "single",
+      housekeepingIntervalMs: 10_000,
+      stats: node,
+      pods: node,
+      wake: noWake,
+      clock,
+      log: quiet,
+    });
     const step = await loop.runOnce({ reason: "timer", at: clock.now(), notification: false });
     assert.equal(step.report.evictions.length, 1);
     assert.equal(step.evictions[0]?.kill, undefined);
@@ -132,10 +190,24 @@ describe("EvictionLoop", () => {
   test("when kills do nothing (dry run, shadow), the loop waits for its next wake instead of spinning", async () => {
     for (const resync of [true, false]) {
       const clock = new ManualClock();
-      const node = new FakeNode([...pods(), ...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList())], clock);
+      const node = new FakeNode(
+        [
+          ...pods(),
+          ...decodePodList(
+            [{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }],
+            "pods",
+            new IssueList(),
+          ),
+        ],
+        clock,
+      );
       // A kill that changes nothing: the pod stays alive and active.
       node.kill = (pod) => {
-        node.killed.push({ pod: pod.key, grace: 0, status: { phase: "Failed", reason: "Evicted", message: "", conditions: [] } });
+        node.killed.push({
+          pod: pod.key,
+          grace: 0,
+          status: { phase: "Failed", reason: "Evicted", message: "", conditions: [] },
+        });
         return Promise.resolve({ terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
       };
       // Fresh stats at every look, as on a real node (stale stats would not be acted on again).
@@ -155,20 +227,56 @@ describe("EvictionLoop", () => {
         rearm: () => undefined,
       };
       let syncs = 0;
-      const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, resyncAfterEviction: resync, stats: node, pods: node, wake: countingWake, clock, log: quiet, onStep: () => {
-        syncs++;
-        if (syncs > 50) controller.abort();
-      } });
+      const loop = new EvictionLoop({
+        config: config(),
+        layout: "single",
+        housekeepingIntervalMs: 10_000,
+        resyncAfterEviction: resync,
+        stats: node,
+        pods: node,
+        wake: countingWake,
+        clock,
+        log: quiet,
+        onStep: () => {
+          syncs++;
+          if (syncs > 50) controller.abort();
+        },
+      });
       await loop.run(controller.signal);
-      if (resync) assert.ok(syncs > 50 && wakes === 1, `upstream behaviour: resync at once after each eviction (${syncs} syncs, ${wakes} wakes)`);
+      if (resync)
+        assert.ok(
+          syncs > 50 && wakes === 1,
+          `upstream behaviour: resync at once after each eviction (${syncs} syncs, ${wakes} wakes)`,
+        );
       else assert.equal(syncs, wakes - 1, "one synchronize per wake");
     }
   });
 
   test("cleanup wait is bounded", async () => {
     const clock = new ManualClock();
-    const node = new FakeNode([...pods(), ...decodePodList([{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }], "pods", new IssueList())], clock);
-    const loop = new EvictionLoop({ config: config(), layout: "single", housekeepingIntervalMs: 10_000, stats: node, pods: node, wake: noWake, clock, log: quiet, cleanupTimeoutMs: 100, cleanupPollMs: 50 });
+    const node = new FakeNode(
+      [
+        ...pods(),
+        ...decodePodList(
+          [{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }],
+          "pods",
+          new IssueList(),
+        ),
+      ],
+      clock,
+    );
+    const loop = new EvictionLoop({
+      config: config(),
+      layout: "single",
+      housekeepingIntervalMs: 10_000,
+      stats: node,
+      pods: node,
+      wake: noWake,
+      clock,
+      log: quiet,
+      cleanupTimeoutMs: 100,
+      cleanupPollMs: 50,
+    });
     const step = await loop.runOnce({ reason: "timer", at: clock.now(), notification: false });
     node.dying.set(step.evictions[0]?.eviction.pod.uid ?? "", 1000); // stuck
     const start = clock.now();

@@ -8,7 +8,16 @@
 import { effectiveGracePeriod, INITIAL_STATE, synchronize } from "../../core/engine/index.js";
 import type { EngineState, Eviction, ReclaimFunction, SyncReport } from "../../core/engine/types.js";
 import type { EvictionConfig, FilesystemLayout } from "../../core/model.js";
-import type { ClockPort, KillResult, LoggerPort, PodsPort, StatsPort, StatsSample, Wake, WakePort } from "../ports.js";
+import type {
+  ClockPort,
+  KillResult,
+  LoggerPort,
+  PodsPort,
+  StatsPort,
+  StatsSample,
+  Wake,
+  WakePort,
+} from "../ports.js";
 
 /** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
@@ -92,7 +101,10 @@ export class EvictionLoop {
           await (fn === "containers" ? pods.containerGC() : pods.imageGC());
         } catch (e) {
           errors[fn] = String(e);
-          log.warn({ err: String(e), fn }, "Eviction manager: unexpected error when attempting to reduce resource pressure");
+          log.warn(
+            { err: String(e), fn },
+            "Eviction manager: unexpected error when attempting to reduce resource pressure",
+          );
         }
       }
       let after: StatsSample | undefined;
@@ -114,7 +126,15 @@ export class EvictionLoop {
     // After the kills: registering a memcg threshold waits for an RCU grace period in the kernel
     // (measured here: 10–30 ms), and the pod that must go should not wait for that.
     if (sample !== undefined && report.updateNotifiers) this.o.wake.rearm(sample);
-    const step: LoopStep = { wake, now, sample, ...(afterReclaim !== undefined ? { afterReclaim } : {}), report, evictions, state: this.state };
+    const step: LoopStep = {
+      wake,
+      now,
+      sample,
+      ...(afterReclaim !== undefined ? { afterReclaim } : {}),
+      report,
+      evictions,
+      state: this.state,
+    };
     this.o.onStep?.(step);
     return step;
   }
@@ -129,11 +149,22 @@ export class EvictionLoop {
         message: eviction.message,
         conditions,
       });
-      return { eviction, effectiveGracePeriodSeconds: effective, kill, reactionMs: kill.terminatedAt - wake.at };
+      return {
+        eviction,
+        effectiveGracePeriodSeconds: effective,
+        kill,
+        reactionMs: kill.terminatedAt - wake.at,
+      };
     } catch (e) {
       // A failed kill still counts as an eviction, as upstream.
       this.o.log.error({ pod: eviction.pod.key, err: String(e) }, "Eviction manager: pod failed to evict");
-      return { eviction, effectiveGracePeriodSeconds: effective, kill: undefined, killError: String(e), reactionMs: undefined };
+      return {
+        eviction,
+        effectiveGracePeriodSeconds: effective,
+        kill: undefined,
+        killError: String(e),
+        reactionMs: undefined,
+      };
     }
   }
 
@@ -146,7 +177,10 @@ export class EvictionLoop {
       const states = await Promise.all(outcomes.map((o) => pods.isCleanedUp(o.eviction.pod)));
       if (states.every(Boolean)) return true;
       if (clock.now() >= deadline) {
-        this.o.log.warn({ pods: outcomes.map((o) => o.eviction.pod.key) }, "Eviction manager: timed out waiting for pods to be cleaned up");
+        this.o.log.warn(
+          { pods: outcomes.map((o) => o.eviction.pod.key) },
+          "Eviction manager: timed out waiting for pods to be cleaned up",
+        );
         return false;
       }
       await clock.sleep(poll, signal);

@@ -36,16 +36,34 @@ export interface NodeExplanation {
   readonly time: string;
   readonly layout: FilesystemLayout;
   /** What the kubelet reports in the Node's status (MemoryPressure, DiskPressure, PIDPressure). */
-  readonly kubeletConditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  readonly kubeletConditions: readonly {
+    readonly type: string;
+    readonly status: string;
+    readonly reason?: string;
+    readonly message?: string;
+  }[];
   /** What this one sample implies (soft thresholds count as met once their grace period passes). */
   readonly conditions: readonly { readonly type: string; readonly status: "True" | "False" }[];
   readonly signals: readonly SignalView[];
   /** The eviction manager's verdict on this sample: what it would do now. */
-  readonly verdict: { readonly outcome: string; readonly actedOn: string | null; readonly wouldEvict: readonly { readonly pod: string; readonly signal: string; readonly message: string }[] };
+  readonly verdict: {
+    readonly outcome: string;
+    readonly actedOn: string | null;
+    readonly wouldEvict: readonly {
+      readonly pod: string;
+      readonly signal: string;
+      readonly message: string;
+    }[];
+  };
   readonly ranking: {
     readonly signal: string;
     readonly next: string | null;
-    readonly order: readonly { readonly place: number; readonly pod: string; readonly critical: boolean; readonly reason: string }[];
+    readonly order: readonly {
+      readonly place: number;
+      readonly pod: string;
+      readonly critical: boolean;
+      readonly reason: string;
+    }[];
   } | null;
   /** Pods that could not be read (with the reason), left out of the ranking. */
   readonly skippedPods: readonly { readonly pod: string; readonly problem: string }[];
@@ -73,7 +91,10 @@ function kubeletConditions(node: unknown): NodeExplanation["kubeletConditions"] 
 export function explainNode(input: ExplainInput): NodeExplanation {
   const issues = new IssueList();
   const summary = decodeSummary(input.summary, "summary", input.now, issues);
-  if (summary === undefined) throw new Error(`the node's Summary does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  if (summary === undefined)
+    throw new Error(
+      `the node's Summary does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    );
   const layout = detectFilesystemLayout(summary);
   const active: Pod[] = [];
   const views: PodStatusView[] = [];
@@ -84,14 +105,22 @@ export function explainNode(input: ExplainInput): NodeExplanation {
     const podIssues = new IssueList();
     const pod = input.decodePod(raw, podIssues);
     if (pod === undefined) {
-      skippedPods.push({ pod: id.key, problem: podIssues.items.map((i) => `${i.path}: ${i.message}`).join("; ") });
+      skippedPods.push({
+        pod: id.key,
+        problem: podIssues.items.map((i) => `${i.path}: ${i.message}`).join("; "),
+      });
       continue;
     }
     active.push(pod);
     views.push({ pod, phase: id.phase ?? "Pending", conditions: [], qosClass: podQos(pod), restarts: {} });
   }
 
-  const result = synchronize(input.config, INITIAL_STATE, { now: input.now, summary, activePods: active, layout });
+  const result = synchronize(input.config, INITIAL_STATE, {
+    now: input.now,
+    summary,
+    activePods: active,
+    layout,
+  });
   const ran = result.kind === "reclaim" ? result.resume({ summary, errors: {} }) : result;
   const report: SyncReport = ran.report;
   const ranking = currentRanking(report, layout, active, summary);

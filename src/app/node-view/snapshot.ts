@@ -15,7 +15,12 @@ export interface PodStatusView {
   /** e.g. `Evicted` for evicted and rejected pods. */
   readonly reason?: string;
   readonly message?: string;
-  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+  readonly conditions: readonly {
+    readonly type: string;
+    readonly status: string;
+    readonly reason?: string;
+    readonly message?: string;
+  }[];
   readonly qosClass: string;
   /** Container name → restart count. */
   readonly restarts: Readonly<Record<string, number>>;

@@ -10,9 +10,20 @@ import { formatDurationMs } from "../../core/time/duration.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 
-export async function checkConfigCommand(file: string | undefined, flags: string[], opts: { output: string }): Promise<number> {
+export async function checkConfigCommand(
+  file: string | undefined,
+  flags: string[],
+  opts: { output: string },
+): Promise<number> {
   if (opts.output !== "text" && opts.output !== "json") {
-    throw new InputError([{ severity: "error", path: "--output", code: "enum", message: `expected text or json, got ${JSON.stringify(opts.output)}` }]);
+    throw new InputError([
+      {
+        severity: "error",
+        path: "--output",
+        code: "enum",
+        message: `expected text or json, got ${JSON.stringify(opts.output)}`,
+      },
+    ]);
   }
   let config: unknown;
   let locate = (issues: Issue[]): Issue[] => issues;
@@ -22,7 +33,12 @@ export async function checkConfigCommand(file: string | undefined, flags: string
     config = loaded.value;
     locate = (issues) => locateIssues(issues, "config", loaded.positions, file);
   }
-  const built = buildEvictionConfig({ ...(config !== undefined ? { config } : {}), configPath: "config", flags, flagsPath: "flags" });
+  const built = buildEvictionConfig({
+    ...(config !== undefined ? { config } : {}),
+    configPath: "config",
+    flags,
+    flagsPath: "flags",
+  });
   if (!built.ok) throw new InputError(locate(built.issues));
   for (const w of locate(built.warnings)) process.stderr.write(formatIssue(w) + "\n");
 

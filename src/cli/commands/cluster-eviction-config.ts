@@ -28,22 +28,35 @@ export interface ClusterEvictionConfig {
  * with a zero `evictionPressureTransitionPeriod` would be defaulted to 5m again, whereas the kubelet
  * only ends up with 0 through its flag; so a 0 goes out as that flag.
  */
-export function scenarioConfigFromConfigz(kubeletconfig: unknown): { document: Record<string, unknown>; flags: string[] } {
-  const body = kubeletconfig !== null && typeof kubeletconfig === "object" ? { ...(kubeletconfig as Record<string, unknown>) } : {};
+export function scenarioConfigFromConfigz(kubeletconfig: unknown): {
+  document: Record<string, unknown>;
+  flags: string[];
+} {
+  const body =
+    kubeletconfig !== null && typeof kubeletconfig === "object"
+      ? { ...(kubeletconfig as Record<string, unknown>) }
+      : {};
   const flags: string[] = [];
   const period = body["evictionPressureTransitionPeriod"];
   if (typeof period === "string" && /^0+(\.0*)?[a-zµμ]*$/.test(period)) {
     delete body["evictionPressureTransitionPeriod"];
     flags.push("--eviction-pressure-transition-period=0s");
   }
-  return { document: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...body }, flags };
+  return {
+    document: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...body },
+    flags,
+  };
 }
 
-export async function clusterEvictionConfig(api: ClusterNodePort, configFile: string | undefined): Promise<ClusterEvictionConfig> {
+export async function clusterEvictionConfig(
+  api: ClusterNodePort,
+  configFile: string | undefined,
+): Promise<ClusterEvictionConfig> {
   let document: unknown;
   let flags: string[] = [];
   let origin: string;
-  let locate = (issues: readonly Issue[]): Issue[] => issues.map((i) => ({ ...i, message: `${i.message} (in the ${origin})` }));
+  let locate = (issues: readonly Issue[]): Issue[] =>
+    issues.map((i) => ({ ...i, message: `${i.message} (in the ${origin})` }));
   const warnings: Issue[] = [];
   if (configFile !== undefined) {
     const loaded = await loadKubeletConfigFile(configFile);

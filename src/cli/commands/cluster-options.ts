@@ -25,13 +25,26 @@ export interface ClusterCliOptions {
 export function withClusterOptions(cmd: Command): Command {
   return cmd
     .requiredOption("--node <name>", "the Kubernetes node")
-    .option("--kubeconfig <file>", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then the in-cluster service account)")
+    .option(
+      "--kubeconfig <file>",
+      "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then the in-cluster service account)",
+    )
     .option("--context <name>", "kubeconfig context (default: its current-context)")
     .option("--in-cluster", "use the pod's service account only")
-    .option("--source <source>", "where Summary and configz come from: proxy (the API server's node proxy) | kubelet (https://NODE:10250)", "proxy")
-    .option("--kubelet-port <port>", "the kubelet's port for --source kubelet (default: the port the Node reports, else 10250)")
+    .option(
+      "--source <source>",
+      "where Summary and configz come from: proxy (the API server's node proxy) | kubelet (https://NODE:10250)",
+      "proxy",
+    )
+    .option(
+      "--kubelet-port <port>",
+      "the kubelet's port for --source kubelet (default: the port the Node reports, else 10250)",
+    )
     .option("--kubelet-insecure-tls", "do not verify the kubelet's serving certificate (--source kubelet)")
-    .option("--kubelet-ca <file>", "CA bundle for the kubelet's serving certificate (default: the cluster CA)")
+    .option(
+      "--kubelet-ca <file>",
+      "CA bundle for the kubelet's serving certificate (default: the cluster CA)",
+    )
     .option("--config <file>", "use this KubeletConfiguration instead of the node's configz (what if?)");
 }
 
@@ -41,13 +54,18 @@ function issue(path: string, message: string): Issue {
 
 /** Connection settings from the options; problems are pushed to `issues`. */
 export function connectOptions(o: ClusterCliOptions, issues: Issue[]): ConnectClusterNodeOptions {
-  if (o.node.trim() === "") issues.push(issue("--node", `expected a node name, got ${JSON.stringify(o.node)}`));
+  if (o.node.trim() === "")
+    issues.push(issue("--node", `expected a node name, got ${JSON.stringify(o.node)}`));
   const source = o.source ?? "proxy";
-  if (source !== "proxy" && source !== "kubelet") issues.push(issue("--source", `expected proxy or kubelet, got ${JSON.stringify(source)}`));
+  if (source !== "proxy" && source !== "kubelet")
+    issues.push(issue("--source", `expected proxy or kubelet, got ${JSON.stringify(source)}`));
   let kubeletPort: number | undefined;
   if (o.kubeletPort !== undefined) {
     kubeletPort = Number(o.kubeletPort);
-    if (!/^\d+$/.test(o.kubeletPort) || kubeletPort < 1 || kubeletPort > 65535) issues.push(issue("--kubelet-port", `expected a port from 1 to 65535, got ${JSON.stringify(o.kubeletPort)}`));
+    if (!/^\d+$/.test(o.kubeletPort) || kubeletPort < 1 || kubeletPort > 65535)
+      issues.push(
+        issue("--kubelet-port", `expected a port from 1 to 65535, got ${JSON.stringify(o.kubeletPort)}`),
+      );
   }
   return {
     nodeName: o.node,
@@ -66,7 +84,9 @@ export function durationOption(name: string, value: string, issues: Issue[], min
   try {
     const ms = durationToMs(parseGoDuration(value));
     if (ms < minimumMs) {
-      issues.push(issue(name, `expected a duration of at least ${minimumMs} ms, got ${JSON.stringify(value)}`));
+      issues.push(
+        issue(name, `expected a duration of at least ${minimumMs} ms, got ${JSON.stringify(value)}`),
+      );
       return minimumMs;
     }
     return ms;

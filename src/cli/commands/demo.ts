@@ -117,7 +117,8 @@ export async function demoCommand(opts: { seconds: number }): Promise<number> {
   try {
     writeFileSync(join(dir, "node.yaml"), NODE_FILE);
     mkdirSync(join(dir, "pods"));
-    for (const [name, text] of Object.entries(manifests(process.execPath))) writeFileSync(join(dir, "pods", name), text);
+    for (const [name, text] of Object.entries(manifests(process.execPath)))
+      writeFileSync(join(dir, "pods", name), text);
     out(`evictd demo: a 640Mi node with 5 pods, for ${opts.seconds}s (Ctrl-C to stop early). Files: ${dir}`);
     await runDaemon({
       nodeFile: join(dir, "node.yaml"),
@@ -156,8 +157,12 @@ async function showStatus(url: string, out: (line: string) => void): Promise<voi
     };
     const mem = s.signals?.find((x) => x.signal === "memory.available")?.available ?? "?";
     const pressure = (s.conditions ?? []).filter((c) => c.status === "True").map((c) => c.type);
-    const pods = (s.pods ?? []).map((p) => `${p.pod.split("/")[1] ?? p.pod}:${p.reason ?? p.phase}`).join(" ");
-    out(`${stamp()}  memory available ${mem}${pressure.length ? `, ${pressure.join(", ")}` : ""}; next to go: ${s.ranking?.next ?? "-"}; ${pods}`);
+    const pods = (s.pods ?? [])
+      .map((p) => `${p.pod.split("/")[1] ?? p.pod}:${p.reason ?? p.phase}`)
+      .join(" ");
+    out(
+      `${stamp()}  memory available ${mem}${pressure.length ? `, ${pressure.join(", ")}` : ""}; next to go: ${s.ranking?.next ?? "-"}; ${pods}`,
+    );
   } catch {
     // The daemon may be stopping; the next tick will tell.
   }

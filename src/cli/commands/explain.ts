@@ -13,7 +13,13 @@ import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 
 export async function explainCommand(opts: ClusterCliOptions & { output: string }): Promise<number> {
   const issues: Issue[] = [];
-  if (opts.output !== "table" && opts.output !== "json") issues.push({ severity: "error", path: "--output", code: "enum", message: `expected table or json, got ${JSON.stringify(opts.output)}` });
+  if (opts.output !== "table" && opts.output !== "json")
+    issues.push({
+      severity: "error",
+      path: "--output",
+      code: "enum",
+      message: `expected table or json, got ${JSON.stringify(opts.output)}`,
+    });
   const connect = connectOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
   const api = await connectClusterNode(connect);
@@ -30,13 +36,19 @@ export async function explainCommand(opts: ClusterCliOptions & { output: string 
     pods: pods.items,
     decodePod: (raw, podIssues) => decodePod(raw, "pod", podIssues),
   });
-  process.stdout.write(opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view));
+  process.stdout.write(
+    opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view),
+  );
   return EXIT.ok;
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)].join("\n") + "\n";
 }
 
@@ -45,24 +57,46 @@ export function renderExplanation(v: NodeExplanation): string {
   const out: string[] = [];
   out.push(`node ${v.node} at ${v.time} (${v.source}); filesystems: ${v.layout}\n\n`);
   const reported = new Map(v.kubeletConditions.map((c) => [c.type, c.status]));
-  out.push(table(["CONDITION", "KUBELET REPORTS", "THIS SAMPLE"], v.conditions.map((c) => [c.type, reported.get(c.type) ?? "-", c.status])));
+  out.push(
+    table(
+      ["CONDITION", "KUBELET REPORTS", "THIS SAMPLE"],
+      v.conditions.map((c) => [c.type, reported.get(c.type) ?? "-", c.status]),
+    ),
+  );
   out.push("\n");
   const rows: string[][] = [];
   for (const s of v.signals) {
     const available = s.available !== undefined ? `${s.available} of ${s.capacity ?? "?"}` : "not reported";
     if (s.thresholds.length === 0) rows.push([s.signal, available, "-", "-", "-"]);
-    for (const t of s.thresholds) rows.push([s.signal, available, `${t.type} < ${t.value}${t.quantity !== undefined && t.quantity !== t.value ? ` (${t.quantity})` : ""}`, t.type === "soft" ? t.gracePeriod : "-", t.state]);
+    for (const t of s.thresholds)
+      rows.push([
+        s.signal,
+        available,
+        `${t.type} < ${t.value}${t.quantity !== undefined && t.quantity !== t.value ? ` (${t.quantity})` : ""}`,
+        t.type === "soft" ? t.gracePeriod : "-",
+        t.state,
+      ]);
   }
   out.push(table(["SIGNAL", "AVAILABLE", "THRESHOLD", "GRACE", "STATE"], rows));
   out.push("\n");
   if (v.verdict.wouldEvict.length > 0) {
-    for (const e of v.verdict.wouldEvict) out.push(`would evict now: ${e.pod} (${e.signal}): ${e.message.trim()}\n`);
+    for (const e of v.verdict.wouldEvict)
+      out.push(`would evict now: ${e.pod} (${e.signal}): ${e.message.trim()}\n`);
   } else {
-    out.push(`verdict: ${v.verdict.outcome}${v.verdict.actedOn !== null ? ` (acting on ${v.verdict.actedOn})` : ""}\n`);
+    out.push(
+      `verdict: ${v.verdict.outcome}${v.verdict.actedOn !== null ? ` (acting on ${v.verdict.actedOn})` : ""}\n`,
+    );
   }
   if (v.ranking !== null) {
-    out.push(`\neviction order for ${v.ranking.signal}${v.ranking.next !== null ? `; next: ${v.ranking.next}` : ""}\n`);
-    out.push(table(["#", "POD", "WHY HERE"], v.ranking.order.map((r) => [String(r.place), r.pod, r.reason])));
+    out.push(
+      `\neviction order for ${v.ranking.signal}${v.ranking.next !== null ? `; next: ${v.ranking.next}` : ""}\n`,
+    );
+    out.push(
+      table(
+        ["#", "POD", "WHY HERE"],
+        v.ranking.order.map((r) => [String(r.place), r.pod, r.reason]),
+      ),
+    );
   }
   for (const s of v.skippedPods) out.push(`skipped ${s.pod}: ${s.problem}\n`);
   return out.join("");

@@ -12,12 +12,15 @@ import { connectOptions, durationOption, type ClusterCliOptions } from "./cluste
 import { systemClock } from "../system-clock.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
-export async function recordCommand(opts: ClusterCliOptions & { duration: string; interval: string; output: string }): Promise<number> {
+export async function recordCommand(
+  opts: ClusterCliOptions & { duration: string; interval: string; output: string },
+): Promise<number> {
   const issues: Issue[] = [];
   const connect = connectOptions(opts, issues);
   const durationMs = durationOption("--duration", opts.duration, issues, 0);
   const intervalMs = durationOption("--interval", opts.interval, issues, 100);
-  if (opts.output.trim() === "") issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
+  if (opts.output.trim() === "")
+    issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
   const api = await connectClusterNode(connect);
@@ -35,7 +38,9 @@ export async function recordCommand(opts: ClusterCliOptions & { duration: string
       clock: systemClock,
       progress: (line) => process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
     });
-    process.stderr.write(`${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${r.steps} sample(s) written to ${opts.output}; replay with: evictd replay ${opts.output}\n`);
+    process.stderr.write(
+      `${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${r.steps} sample(s) written to ${opts.output}; replay with: evictd replay ${opts.output}\n`,
+    );
     return EXIT.ok;
   } finally {
     stop.dispose();

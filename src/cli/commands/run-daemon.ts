@@ -73,14 +73,20 @@ export async function loadNodeSpec(file: string): Promise<{ spec: NodeSpec; warn
   const r = parseNodeSpec({ raw, configFromFile, hostname: hostname() });
   const issues = r.ok ? r.warnings : r.issues;
   const located = [
-    ...locateIssues(issues.filter((i) => !i.path.startsWith("config") || configFile === undefined), "", parsed.positions, file),
-    ...(configFile !== undefined ? issues.filter((i) => i.path.startsWith("config")).map((i) => ({ ...i, file: configFile })) : []),
+    ...locateIssues(
+      issues.filter((i) => !i.path.startsWith("config") || configFile === undefined),
+      "",
+      parsed.positions,
+      file,
+    ),
+    ...(configFile !== undefined
+      ? issues.filter((i) => i.path.startsWith("config")).map((i) => ({ ...i, file: configFile }))
+      : []),
     ...external,
   ];
   if (!r.ok) throw new InputError(located);
   return { spec: r.spec, warnings: located };
 }
-
 
 /** Runs the daemon until `options.signal` aborts. */
 export async function runDaemon(options: RunOptions): Promise<void> {
@@ -109,16 +115,23 @@ export async function runDaemon(options: RunOptions): Promise<void> {
         ...(spec.podsPidsLimit !== undefined ? { pidsMax: Number(spec.podsPidsLimit) } : {}),
       },
     });
-    capabilities.push(`cgroup ${driver.api}: node at ${driver.directories(nodeCgroups.node).memory ?? nodeName}`);
+    capabilities.push(
+      `cgroup ${driver.api}: node at ${driver.directories(nodeCgroups.node).memory ?? nodeName}`,
+    );
   } else {
-    capabilities.push(`no cgroups (${created.reason}): processes are measured through /proc, limits are not enforced, and memory is watched by polling`);
+    capabilities.push(
+      `no cgroups (${created.reason}): processes are measured through /proc, limits are not enforced, and memory is watched by polling`,
+    );
   }
 
   const runtime = new ProcessPodRuntime({ cgroups: driver, node: spec, clock: systemClock, logger: log });
   await runtime.loadPersisted();
   capabilities.push(...runtime.capabilities);
 
-  const collector = new LinuxSummaryCollector({ node: spec, ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}) });
+  const collector = new LinuxSummaryCollector({
+    node: spec,
+    ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
+  });
   const podInfos = async (): Promise<ActivePodInfo[]> =>
     Promise.all(
       runtime.activePods().map(async (pod) => {
@@ -132,9 +145,17 @@ export async function runDaemon(options: RunOptions): Promise<void> {
           containers: pod.containers.map((c) => {
             const cgroup = cg?.containers.get(c.name);
             const pids = procs.find((p) => p.container === c.name)?.pids;
-            return { name: c.name, ...(cgroup !== undefined ? { cgroup } : {}), ...(pids !== undefined ? { pids } : {}) };
+            return {
+              name: c.name,
+              ...(cgroup !== undefined ? { cgroup } : {}),
+              ...(pids !== undefined ? { pids } : {}),
+            };
           }),
-          volumes: pod.volumes.map((v) => ({ name: v.name, kind: v.kind, ...(v.medium !== undefined ? { medium: v.medium } : {}) })),
+          volumes: pod.volumes.map((v) => ({
+            name: v.name,
+            kind: v.kind,
+            ...(v.medium !== undefined ? { medium: v.medium } : {}),
+          })),
           dir: join(spec.stateDir, "pods", pod.uid),
         };
       }),
@@ -145,7 +166,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       const raw = await collector.collect(await podInfos());
       const issues = new IssueList();
       const summary = decodeSummary(raw, "summary", Date.now(), issues);
-      if (summary === undefined) throw new Error(`collected stats do not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+      if (summary === undefined)
+        throw new Error(
+          `collected stats do not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        );
       lastSample = { raw, summary };
       return lastSample;
     },
@@ -159,7 +183,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
         imageGC: () => Promise.resolve({ freedBytes: 0, note: "dry run" }),
         kill: (pod, grace, status): Promise<KillResult> => {
           log.info({ pod: pod.key, grace, message: status.message }, `dry run: would evict ${pod.key}`);
-          return Promise.resolve({ terminatedAt: Date.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
+          return Promise.resolve({
+            terminatedAt: Date.now(),
+            done: Promise.resolve({ ok: true, stuck: [] }),
+          });
         },
       }
     : runtime;
@@ -173,11 +200,22 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     cgroups: driver && nodeCgroups ? { driver, node: nodeCgroups } : undefined,
   });
   capabilities.push(...plan.capabilities);
-  const wake = new NotificationWakePort({ sources: plan.thresholds, others: plan.others, now: () => Date.now(), onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed") });
+  const wake = new NotificationWakePort({
+    sources: plan.thresholds,
+    others: plan.others,
+    now: () => Date.now(),
+    onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed"),
+  });
 
   const metrics = new DaemonMetrics();
   const startedAt = Date.now();
-  const journal = new StepJournal({ metrics, log, thresholds: spec.eviction.thresholds, startedAt, decisionLog: join(spec.stateDir, "decisions.jsonl") });
+  const journal = new StepJournal({
+    metrics,
+    log,
+    thresholds: spec.eviction.thresholds,
+    startedAt,
+    decisionLog: join(spec.stateDir, "decisions.jsonl"),
+  });
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   let lastStep: LoopStep | undefined;
 
@@ -226,39 +264,64 @@ export async function runDaemon(options: RunOptions): Promise<void> {
         const action = verdict.admit
           ? runtime.start(pod)
           : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
-        if (!verdict.admit) log.warn({ pod: pod.key, reason: verdict.reason }, `rejected ${pod.key}: ${verdict.message.trim()}`);
+        if (!verdict.admit)
+          log.warn(
+            { pod: pod.key, reason: verdict.reason },
+            `rejected ${pod.key}: ${verdict.message.trim()}`,
+          );
         action.catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"));
       },
       removed: (pod: RunnablePod) => {
-        void runtime.kill(pod, pod.terminationGracePeriodSeconds, { phase: "Failed", reason: "Deleted", message: "The pod manifest was removed", conditions: [] }).then(
-          async (k) => {
-            await k.done;
-            await runtime.forget(pod);
-          },
-          (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
-        );
+        void runtime
+          .kill(pod, pod.terminationGracePeriodSeconds, {
+            phase: "Failed",
+            reason: "Deleted",
+            message: "The pod manifest was removed",
+            conditions: [],
+          })
+          .then(
+            async (k) => {
+              await k.done;
+              await runtime.forget(pod);
+            },
+            (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
+          );
       },
       changed: (previous: RunnablePod, next: RunnablePod) => {
         log.info({ pod: next.key }, "manifest changed: restarting the pod");
-        void runtime.kill(previous, previous.terminationGracePeriodSeconds, { phase: "Failed", reason: "Replaced", message: "The pod manifest changed", conditions: [] }).then(
-          async (k) => {
-            await k.done;
-            await runtime.forget(previous);
-            await runtime.start(next);
-          },
-          (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
-        );
+        void runtime
+          .kill(previous, previous.terminationGracePeriodSeconds, {
+            phase: "Failed",
+            reason: "Replaced",
+            message: "The pod manifest changed",
+            conditions: [],
+          })
+          .then(
+            async (k) => {
+              await k.done;
+              await runtime.forget(previous);
+              await runtime.start(next);
+            },
+            (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
+          );
       },
       errors: (errs) => {
-        for (const e of errs) log.warn({ file: e.file }, `bad pod manifest: ${e.issues.map((i) => i.message).join("; ")}`);
+        for (const e of errs)
+          log.warn({ file: e.file }, `bad pod manifest: ${e.issues.map((i) => i.message).join("; ")}`);
       },
     },
   });
 
   const server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
-  log.info({ url: server.url, node: spec.name, capabilities }, `evictd running node ${spec.name}; ${server.url}/status`);
+  log.info(
+    { url: server.url, node: spec.name, capabilities },
+    `evictd running node ${spec.name}; ${server.url}/status`,
+  );
   await manifests.start();
-  options.onReady?.({ url: server.url, nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined });
+  options.onReady?.({
+    url: server.url,
+    nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
+  });
 
   try {
     await loop.run(options.signal);
@@ -273,7 +336,12 @@ export async function runDaemon(options: RunOptions): Promise<void> {
         await driver.destroyNode();
       } else {
         // Without cgroups there is no subtree to kill at once: stop every pod's process group.
-        const stopped = { phase: "Failed" as const, reason: "NodeShutdown", message: "The node is shutting down", conditions: [] };
+        const stopped = {
+          phase: "Failed" as const,
+          reason: "NodeShutdown",
+          message: "The node is shutting down",
+          conditions: [],
+        };
         const kills = await Promise.all(runtime.activePods().map((p) => runtime.kill(p, 1, stopped)));
         await Promise.all(kills.map((k) => k.done));
       }

@@ -47,7 +47,14 @@ export async function runRecord(o: RecordOptions): Promise<RecordResult> {
     // Truncate first: an earlier file of that name would otherwise mix with this recording.
     writeFileSync(o.output, "");
     const recorder = new TraceRecorder(
-      { start, config: settings.document, flags: settings.flags, node, evictedPods: "remove", pods: podSet.active() },
+      {
+        start,
+        config: settings.document,
+        flags: settings.flags,
+        node,
+        evictedPods: "remove",
+        pods: podSet.active(),
+      },
       (line) => appendFileSync(o.output, line),
     );
     let failedSamples = 0;
@@ -65,7 +72,9 @@ export async function runRecord(o: RecordOptions): Promise<RecordResult> {
         failedSamples++;
         log.warn({ err: String(e) }, `sample ${i + 1} failed; the trace skips it`);
       }
-      o.progress?.(`recorded ${recorder.steps}/${total} samples (${formatDurationMs(now - start)} of ${formatDurationMs(o.durationMs)}) to ${o.output}${failedSamples > 0 ? `, ${failedSamples} failed` : ""}`);
+      o.progress?.(
+        `recorded ${recorder.steps}/${total} samples (${formatDurationMs(now - start)} of ${formatDurationMs(o.durationMs)}) to ${o.output}${failedSamples > 0 ? `, ${failedSamples} failed` : ""}`,
+      );
     }
     return { steps: recorder.steps, failedSamples, interrupted: o.signal.aborted };
   } finally {

@@ -46,8 +46,8 @@ export interface WatchOptions {
   readonly onReady?: (info: { url: string }) => void;
 }
 
-
-const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> => decodePod(raw, "pod", issues);
+const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> =>
+  decodePod(raw, "pod", issues);
 
 export async function runWatch(o: WatchOptions): Promise<void> {
   const { api, logger: log } = o;
@@ -60,7 +60,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       const raw = await api.summary(o.signal);
       const issues = new IssueList();
       const summary = decodeSummary(raw, "summary", clock.now(), issues);
-      if (summary === undefined) throw new Error(`the Summary from ${api.describe} does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+      if (summary === undefined)
+        throw new Error(
+          `the Summary from ${api.describe} does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        );
       return { raw, summary };
     },
   };
@@ -73,9 +76,20 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   const stopBackground = (): void => background.abort();
   o.signal.addEventListener("abort", stopBackground, { once: true });
   const watching = podSet.run(background.signal);
-  await Promise.race([podSet.waitForSync(), new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve(), { once: true }))]);
+  await Promise.race([
+    podSet.waitForSync(),
+    new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve(), { once: true })),
+  ]);
 
-  const pods = new ClusterPods({ api, pods: podSet, mode: o.mode, clock, log, decode, newIssues: () => new IssueList() });
+  const pods = new ClusterPods({
+    api,
+    pods: podSet,
+    mode: o.mode,
+    clock,
+    log,
+    decode,
+    newIssues: () => new IssueList(),
+  });
   const capabilities = [
     `stats and configuration from ${api.describe}; thresholds from ${settings.origin}`,
     `filesystem layout: ${layout}`,
@@ -128,13 +142,16 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     for (const raw of podSet.all()) {
       const pod = pods.podOf(raw);
       if (pod === undefined) continue;
-      const status = (raw as { status?: { reason?: unknown; message?: unknown; conditions?: unknown } }).status;
+      const status = (raw as { status?: { reason?: unknown; message?: unknown; conditions?: unknown } })
+        .status;
       out.push({
         pod,
         phase: podIdentity(raw)?.phase ?? "Pending",
         ...(typeof status?.reason === "string" ? { reason: status.reason } : {}),
         ...(typeof status?.message === "string" ? { message: status.message } : {}),
-        conditions: Array.isArray(status?.conditions) ? (status.conditions as PodStatusView["conditions"]) : [],
+        conditions: Array.isArray(status?.conditions)
+          ? (status.conditions as PodStatusView["conditions"])
+          : [],
         qosClass: podQos(pod),
         restarts: {},
       });
@@ -191,7 +208,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   });
 
   const server = await startHttpServer({ listen: o.listen, snapshot, metrics });
-  log.info({ url: server.url, node: api.nodeName, mode: o.mode, capabilities }, `evictd watching node ${api.nodeName} (${o.mode}); ${server.url}/status`);
+  log.info(
+    { url: server.url, node: api.nodeName, mode: o.mode, capabilities },
+    `evictd watching node ${api.nodeName} (${o.mode}); ${server.url}/status`,
+  );
   o.onReady?.({ url: server.url });
   try {
     await loop.run(o.signal);

@@ -25,7 +25,13 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
   const connect = connectOptions(opts, issues);
   const intervalMs = durationOption("--interval", opts.interval, issues, 100);
   const listen = listenOption(opts.listen, issues);
-  if (opts.useEvictionApi && !opts.enforce) issues.push({ severity: "error", path: "--use-eviction-api", code: "invalid", message: "only means something with --enforce (shadow mode evicts nothing)" });
+  if (opts.useEvictionApi && !opts.enforce)
+    issues.push({
+      severity: "error",
+      path: "--use-eviction-api",
+      code: "invalid",
+      message: "only means something with --enforce (shadow mode evicts nothing)",
+    });
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
   const api = await connectClusterNode(connect);

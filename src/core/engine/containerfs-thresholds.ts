@@ -13,10 +13,26 @@ interface Slot {
 }
 
 const SLOTS: readonly Slot[] = [
-  { target: "containerfs.available", hard: true, source: { single: "nodefs.available", split: "nodefs.available", dedicated: "imagefs.available" } },
-  { target: "containerfs.available", hard: false, source: { single: "nodefs.available", split: "nodefs.available", dedicated: "imagefs.available" } },
-  { target: "containerfs.inodesFree", hard: true, source: { single: "nodefs.inodesFree", split: "nodefs.inodesFree", dedicated: "imagefs.inodesFree" } },
-  { target: "containerfs.inodesFree", hard: false, source: { single: "nodefs.inodesFree", split: "nodefs.inodesFree", dedicated: "imagefs.inodesFree" } },
+  {
+    target: "containerfs.available",
+    hard: true,
+    source: { single: "nodefs.available", split: "nodefs.available", dedicated: "imagefs.available" },
+  },
+  {
+    target: "containerfs.available",
+    hard: false,
+    source: { single: "nodefs.available", split: "nodefs.available", dedicated: "imagefs.available" },
+  },
+  {
+    target: "containerfs.inodesFree",
+    hard: true,
+    source: { single: "nodefs.inodesFree", split: "nodefs.inodesFree", dedicated: "imagefs.inodesFree" },
+  },
+  {
+    target: "containerfs.inodesFree",
+    hard: false,
+    source: { single: "nodefs.inodesFree", split: "nodefs.inodesFree", dedicated: "imagefs.inodesFree" },
+  },
 ];
 
 const isHard = (t: Threshold): boolean => t.gracePeriodMs === 0;
@@ -43,12 +59,18 @@ function mirror(slot: Slot, layout: FilesystemLayout, thresholds: readonly Thres
 }
 
 /** The threshold list with containerfs mirrors for the layout. */
-export function withContainerFsThresholds(thresholds: readonly Threshold[], layout: FilesystemLayout): Threshold[] {
+export function withContainerFsThresholds(
+  thresholds: readonly Threshold[],
+  layout: FilesystemLayout,
+): Threshold[] {
   const out = [...thresholds];
   for (const slot of SLOTS) {
     const copy = mirror(slot, layout, thresholds);
-    const existing = out.findLastIndex((t) => t.signal === slot.target && isHard(t) === slot.hard && t.origin !== "containerfs");
-    if (existing >= 0) out[existing] = copy; // upstream logs "found conflicting containerfs eviction. Ignoring."
+    const existing = out.findLastIndex(
+      (t) => t.signal === slot.target && isHard(t) === slot.hard && t.origin !== "containerfs",
+    );
+    if (existing >= 0)
+      out[existing] = copy; // upstream logs "found conflicting containerfs eviction. Ignoring."
     else out.push(copy);
   }
   return out;

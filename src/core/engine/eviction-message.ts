@@ -15,7 +15,11 @@ export interface EvictionText {
 }
 
 /** "Threshold quantity: q, available: a. " from the first threshold on the same resource. */
-function thresholdMetInfo(resource: StarvedResource, thresholds: readonly Threshold[], observations: Observations): string {
+function thresholdMetInfo(
+  resource: StarvedResource,
+  thresholds: readonly Threshold[],
+  observations: Observations,
+): string {
   for (const t of thresholds) {
     if (SIGNALS[t.signal].resource !== resource || t.value === undefined) continue;
     const o = observations.get(t.signal);
@@ -56,7 +60,8 @@ export function evictionMessage(
   thresholds: readonly Threshold[],
   observations: Observations,
 ): EvictionText {
-  let message = `The node was low on resource: ${resource}. ` + thresholdMetInfo(resource, thresholds, observations);
+  let message =
+    `The node was low on resource: ${resource}. ` + thresholdMetInfo(resource, thresholds, observations);
   if (stats === undefined) return { message, annotations: {} };
 
   const annotations: Record<string, string> = {};

@@ -11,7 +11,11 @@ export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
  * Hard threshold → 1 s. Soft threshold → evictionMaxPodGracePeriod, capped by the pod's
  * terminationGracePeriodSeconds (since v1.32). 0 therefore means "no override" downstream.
  */
-export function evictionGracePeriodOverride(threshold: Threshold, pod: Pod, maxPodGracePeriodSeconds: number): number {
+export function evictionGracePeriodOverride(
+  threshold: Threshold,
+  pod: Pod,
+  maxPodGracePeriodSeconds: number,
+): number {
   if (threshold.gracePeriodMs === 0) return IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS;
   return Math.min(maxPodGracePeriodSeconds, pod.terminationGracePeriodSeconds);
 }

@@ -51,7 +51,11 @@ function podLimitViolation(facts: PodFacts, stats: PodStats): Violation | undefi
   };
 }
 
-function containerLimitViolation(facts: PodFacts, stats: PodStats, layout: FilesystemLayout): Violation | undefined {
+function containerLimitViolation(
+  facts: PodFacts,
+  stats: PodStats,
+  layout: FilesystemLayout,
+): Violation | undefined {
   const limits = facts.containerStorageLimits;
   if (limits.size === 0) return undefined;
   for (const cs of stats.containers) {
@@ -76,7 +80,11 @@ export interface LocalStorageResult {
 }
 
 /** Runs the three checks per pod, in active-pod order; the first check that evicts ends the pod's checks. */
-export function localStorageEvictions(pods: readonly Pod[], lookup: PodStatsLookup, layout: FilesystemLayout): LocalStorageResult {
+export function localStorageEvictions(
+  pods: readonly Pod[],
+  lookup: PodStatsLookup,
+  layout: FilesystemLayout,
+): LocalStorageResult {
   const evictions: Eviction[] = [];
   const refused: Refusal[] = [];
   for (const pod of pods) {

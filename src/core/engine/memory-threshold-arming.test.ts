@@ -55,11 +55,18 @@ describe("memoryThresholdArming", () => {
   assert.ok(r.ok);
   const [memory, allocatable] = r.config.thresholds;
   assert.ok(memory !== undefined && allocatable !== undefined);
-  const summary = (node: Partial<NodeSummary["node"]>): NodeSummary => ({ node: { systemContainers: [], ...node }, pods: [] });
+  const summary = (node: Partial<NodeSummary["node"]>): NodeSummary => ({
+    node: { systemContainers: [], ...node },
+    pods: [],
+  });
 
   test("node memory: 100Mi of 10 GiB; met above 10 GiB − 100Mi of working set; the usage threshold adds inactive_file back", () => {
     const s = summary({ memory: { availableBytes: 7n * Gi, workingSetBytes: 3n * Gi, usageBytes: 4n * Gi } });
-    assert.deepEqual(memoryThresholdArming(memory, s), { evictionQuantity: 100n * Mi, workingSetLimit: 10n * Gi - 100n * Mi, usageThreshold: 11n * Gi - 100n * Mi });
+    assert.deepEqual(memoryThresholdArming(memory, s), {
+      evictionQuantity: 100n * Mi,
+      workingSetLimit: 10n * Gi - 100n * Mi,
+      usageThreshold: 11n * Gi - 100n * Mi,
+    });
   });
 
   test("a percentage is taken of capacity with the kubelet's float32 arithmetic", () => {
@@ -73,13 +80,24 @@ describe("memoryThresholdArming", () => {
   test("allocatable memory reads the pods system container", () => {
     const s = summary({
       memory: { availableBytes: 7n * Gi, workingSetBytes: 3n * Gi, usageBytes: 4n * Gi },
-      systemContainers: [{ name: "pods", memory: { availableBytes: Gi, workingSetBytes: Gi, usageBytes: Gi } }],
+      systemContainers: [
+        { name: "pods", memory: { availableBytes: Gi, workingSetBytes: Gi, usageBytes: Gi } },
+      ],
     });
     assert.equal(memoryThresholdArming(allocatable, s)?.workingSetLimit, 2n * Gi - 100n * Mi);
   });
 
   test("incomplete stats are not armed from", () => {
-    assert.equal(memoryThresholdArming(memory, summary({ memory: { availableBytes: Gi, workingSetBytes: Gi } })), undefined);
-    assert.equal(memoryThresholdArming(allocatable, summary({ memory: { availableBytes: Gi, workingSetBytes: Gi, usageBytes: Gi } })), undefined);
+    assert.equal(
+      memoryThresholdArming(memory, summary({ memory: { availableBytes: Gi, workingSetBytes: Gi } })),
+      undefined,
+    );
+    assert.equal(
+      memoryThresholdArming(
+        allocatable,
+        summary({ memory: { availableBytes: Gi, workingSetBytes: Gi, usageBytes: Gi } }),
+      ),
+      undefined,
+    );
   });
 });

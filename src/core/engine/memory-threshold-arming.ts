@@ -39,18 +39,31 @@ export interface MemoryThresholdArming {
 }
 
 /** Arming for a `memory.available` or `allocatableMemory.available` threshold; undefined when the stats are incomplete. */
-export function memoryThresholdArming(threshold: Threshold, summary: NodeSummary): MemoryThresholdArming | undefined {
+export function memoryThresholdArming(
+  threshold: Threshold,
+  summary: NodeSummary,
+): MemoryThresholdArming | undefined {
   const memory =
     threshold.signal === "allocatableMemory.available"
       ? summary.node.systemContainers.find((c) => c.name === "pods")?.memory
       : summary.node.memory;
-  if (memory?.availableBytes === undefined || memory.workingSetBytes === undefined || memory.usageBytes === undefined) return undefined;
+  if (
+    memory?.availableBytes === undefined ||
+    memory.workingSetBytes === undefined ||
+    memory.usageBytes === undefined
+  )
+    return undefined;
   if (threshold.value === undefined) return undefined;
   const capacity = memory.availableBytes + memory.workingSetBytes;
   const evictionQuantity = quantityValue(thresholdQuantity(threshold.value, capacity));
   return {
     evictionQuantity,
     workingSetLimit: capacity - evictionQuantity,
-    usageThreshold: memcgThreshold({ capacity, workingSet: memory.workingSetBytes, usage: memory.usageBytes, evictionQuantity }),
+    usageThreshold: memcgThreshold({
+      capacity,
+      workingSet: memory.workingSetBytes,
+      usage: memory.usageBytes,
+      evictionQuantity,
+    }),
   };
 }

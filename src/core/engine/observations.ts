@@ -34,7 +34,10 @@ export function makeSignalObservations(summary: NodeSummary): Observations {
   const node = summary.node;
   set("memory.available", memoryObservation(node.memory));
   // The node allocatable cgroup is reported as the system container named "pods".
-  set("allocatableMemory.available", memoryObservation(node.systemContainers.find((c) => c.name === "pods")?.memory));
+  set(
+    "allocatableMemory.available",
+    memoryObservation(node.systemContainers.find((c) => c.name === "pods")?.memory),
+  );
   set("nodefs.available", bytesObservation(node.fs));
   set("nodefs.inodesFree", inodesObservation(node.fs));
   set("imagefs.available", bytesObservation(node.runtime?.imageFs));

@@ -14,7 +14,11 @@ import { withContainerFsThresholds } from "./containerfs-thresholds.js";
 import { evictionMessage } from "./eviction-message.js";
 import { evictionGracePeriodOverride } from "./grace-period.js";
 import { localStorageEvictions } from "./local-storage.js";
-import { nodeConditionsLastObservedAt, nodeConditionsObservedSince, nodeConditionsOf } from "./node-conditions.js";
+import {
+  nodeConditionsLastObservedAt,
+  nodeConditionsObservedSince,
+  nodeConditionsOf,
+} from "./node-conditions.js";
 import { makeSignalObservations } from "./observations.js";
 import { reclaimFunctionsFor } from "./signal-tables.js";
 import {
@@ -45,7 +49,10 @@ const NOTIFIER_REFRESH_MS = 10_000;
  */
 export function byEvictionPriority(thresholds: readonly Threshold[]): Threshold[] {
   const rank = (t: Threshold): number => (SIGNALS[t.signal].memory ? 0 : 2) + (t.gracePeriodMs === 0 ? 0 : 1);
-  return thresholds.map((t, i) => ({ t, i })).sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i).map((x) => x.t);
+  return thresholds
+    .map((t, i) => ({ t, i }))
+    .sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i)
+    .map((x) => x.t);
 }
 
 function emptyReport(
@@ -98,10 +105,15 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
 
   const summary = input.summary;
   if (summary === undefined) {
-    return { kind: "done", state: baseState, report: emptyReport(now, "failed to get summary stats", true, state.nodeConditions) };
+    return {
+      kind: "done",
+      state: baseState,
+      report: emptyReport(now, "failed to get summary stats", true, state.nodeConditions),
+    };
   }
 
-  const updateNotifiers = state.notifiersUpdatedAt === undefined || now - state.notifiersUpdatedAt > NOTIFIER_REFRESH_MS;
+  const updateNotifiers =
+    state.notifiersUpdatedAt === undefined || now - state.notifiersUpdatedAt > NOTIFIER_REFRESH_MS;
   const observations = makeSignalObservations(summary);
 
   let met = thresholdsMet(evaluated, observations, false);
@@ -109,7 +121,11 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
     met = mergeThresholds(met, thresholdsMet(state.thresholdsMet, observations, true));
   }
   const firstObservedAt = thresholdsFirstObservedAt(met, state.thresholdsFirstObservedAt, now);
-  const lastObservedAt = nodeConditionsLastObservedAt(nodeConditionsOf(met), state.nodeConditionsLastObservedAt, now);
+  const lastObservedAt = nodeConditionsLastObservedAt(
+    nodeConditionsOf(met),
+    state.nodeConditionsLastObservedAt,
+    now,
+  );
   const conditions = nodeConditionsObservedSince(lastObservedAt, config.pressureTransitionPeriodMs, now);
   const graceMet = thresholdsMetGracePeriod(met, firstObservedAt, now);
   const fresh = thresholdsUpdatedStats(graceMet, observations, state.lastObservations);
@@ -163,7 +179,11 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
     if (limited.length > 0) {
       const ls = localStorageEvictions(limited, ctx.lookup(), layout);
       if (ls.evictions.length > 0) {
-        return done({ evictions: ls.evictions, refused: ls.refused, outcome: "evicted pods over their local storage limits" });
+        return done({
+          evictions: ls.evictions,
+          refused: ls.refused,
+          outcome: "evicted pods over their local storage limits",
+        });
       }
       // Critical pods refused here are reported together with whatever pressure handling does.
       const withRefusals: SyncReport = { ...base, refused: ls.refused };
@@ -175,7 +195,12 @@ export function synchronize(config: EvictionConfig, state: EngineState, input: S
   return actOnPressure(ctx, fresh, nextState, base);
 }
 
-function actOnPressure(ctx: Context, fresh: readonly Threshold[], nextState: EngineState, base: SyncReport): SyncResult {
+function actOnPressure(
+  ctx: Context,
+  fresh: readonly Threshold[],
+  nextState: EngineState,
+  base: SyncReport,
+): SyncResult {
   const sorted = byEvictionPriority(fresh);
   const actedOn = sorted[0];
   if (actedOn === undefined) {
@@ -213,8 +238,13 @@ function actOnPressure(ctx: Context, fresh: readonly Threshold[], nextState: Eng
  * After reclaim, ALL thresholds (every signal, hard and soft, grace ignored) are evaluated with
  * minimum reclaim enforced against a fresh summary; any one met makes the reclaim insufficient.
  */
-function reclaimSufficiency(ctx: Context, functions: ReclaimReport["ran"], outcome: ReclaimOutcome): ReclaimReport {
-  const errors = outcome.errors !== undefined && Object.keys(outcome.errors).length > 0 ? { errors: outcome.errors } : {};
+function reclaimSufficiency(
+  ctx: Context,
+  functions: ReclaimReport["ran"],
+  outcome: ReclaimOutcome,
+): ReclaimReport {
+  const errors =
+    outcome.errors !== undefined && Object.keys(outcome.errors).length > 0 ? { errors: outcome.errors } : {};
   if (outcome.summary === undefined) return { ran: functions, sufficient: false, ...errors };
   const after = makeSignalObservations(outcome.summary);
   const stillMet = thresholdsMet(ctx.storedThresholds, after, true);
@@ -222,7 +252,12 @@ function reclaimSufficiency(ctx: Context, functions: ReclaimReport["ran"], outco
 }
 
 /** Ranks the active pods and evicts the first non-critical one (one pod per run). */
-function evictOnePod(ctx: Context, sorted: readonly Threshold[], actedOn: Threshold, report: SyncReport): SyncReport {
+function evictOnePod(
+  ctx: Context,
+  sorted: readonly Threshold[],
+  actedOn: Threshold,
+  report: SyncReport,
+): SyncReport {
   const pods = ctx.input.activePods;
   if (pods.length === 0) {
     return { ...report, outcome: "eviction thresholds have been met, but no pods are active to evict" };
@@ -250,9 +285,21 @@ function evictOnePod(ctx: Context, sorted: readonly Threshold[], actedOn: Thresh
       gracePeriodSeconds: evictionGracePeriodOverride(actedOn, pod, ctx.config.maxPodGracePeriodSeconds),
       message: text.message,
       annotations: text.annotations,
-      condition: { type: "DisruptionTarget", status: "True", reason: "TerminationByKubelet", message: text.message },
+      condition: {
+        type: "DisruptionTarget",
+        status: "True",
+        reason: "TerminationByKubelet",
+        message: text.message,
+      },
     };
-    return { ...report, ranking, statsAge, refused, evictions: [eviction], outcome: "must evict pod(s) to reclaim" };
+    return {
+      ...report,
+      ranking,
+      statsAge,
+      refused,
+      evictions: [eviction],
+      outcome: "must evict pod(s) to reclaim",
+    };
   }
   return { ...report, ranking, statsAge, refused, outcome: "unable to evict any pods from the node" };
 }

@@ -21,7 +21,14 @@ describe("parseNodeSpec", () => {
     assert.equal(r.spec.notifications, true);
     assert.deepEqual(
       r.spec.eviction.thresholds.map((t) => t.signal),
-      ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "allocatableMemory.available"],
+      [
+        "memory.available",
+        "nodefs.available",
+        "nodefs.inodesFree",
+        "imagefs.available",
+        "imagefs.inodesFree",
+        "allocatableMemory.available",
+      ],
     );
     // No reservations: the pods cgroup gets the whole node; allocatable is that minus 100Mi.
     assert.equal(r.spec.podsMemoryLimitBytes, 4n * 1024n ** 3n);
@@ -77,12 +84,19 @@ describe("parseNodeSpec", () => {
       /^notifications: expected true or false, got "yes"/,
       /^config\.evictionHard\["foo\.available"\]: unsupported eviction signal foo\.available/,
     ];
-    for (const re of expect) assert.ok(errors.some((e) => re.test(e)), `${re} not in\n${errors.join("\n")}`);
+    for (const re of expect)
+      assert.ok(
+        errors.some((e) => re.test(e)),
+        `${re} not in\n${errors.join("\n")}`,
+      );
     assert.ok(r.issues.some((i) => i.severity === "warning" && i.path === "extra"));
   });
 
   test("reservations that leave nothing for pods are an error", () => {
-    const r = parseNodeSpec({ raw: { ...base, capacity: { memory: "1Gi" }, systemReserved: { memory: "1Gi" } }, hostname: "h" });
+    const r = parseNodeSpec({
+      raw: { ...base, capacity: { memory: "1Gi" }, systemReserved: { memory: "1Gi" } },
+      hostname: "h",
+    });
     assert.ok(!r.ok);
     assert.match(r.issues.map((i) => i.message).join("\n"), /leave no memory for pods/);
   });

@@ -77,14 +77,25 @@ const KNOWN = new Set([
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const show = (v: unknown): string => (typeof v === "bigint" ? v.toString() : (JSON.stringify(v) ?? String(v)));
+const show = (v: unknown): string =>
+  typeof v === "bigint" ? v.toString() : (JSON.stringify(v) ?? String(v));
 
-function quantityField(obj: Obj, key: string, path: string, issues: IssueList, unit: "bytes" | "count"): bigint | undefined {
+function quantityField(
+  obj: Obj,
+  key: string,
+  path: string,
+  issues: IssueList,
+  unit: "bytes" | "count",
+): bigint | undefined {
   const v = obj[key];
   if (v === undefined) return undefined;
   const p = pathKey(path, key);
   if (typeof v !== "string" && typeof v !== "number" && typeof v !== "bigint") {
-    issues.error(p, "type", `expected a quantity such as ${unit === "bytes" ? "2Gi" : "4096"}, got ${show(v)}`);
+    issues.error(
+      p,
+      "type",
+      `expected a quantity such as ${unit === "bytes" ? "2Gi" : "4096"}, got ${show(v)}`,
+    );
     return undefined;
   }
   try {
@@ -109,7 +120,11 @@ function resources(raw: unknown, path: string, issues: IssueList): NodeResources
   }
   for (const k of Object.keys(raw)) {
     if (k !== "memory" && k !== "pids" && k !== "cpu" && k !== "ephemeral-storage") {
-      issues.warning(pathKey(path, k), "unknown-field", `unknown resource ${JSON.stringify(k)} (ignored; evictd manages memory and pids)`);
+      issues.warning(
+        pathKey(path, k),
+        "unknown-field",
+        `unknown resource ${JSON.stringify(k)} (ignored; evictd manages memory and pids)`,
+      );
     }
   }
   const memoryBytes = quantityField(raw, "memory", path, issues, "bytes");
@@ -117,7 +132,13 @@ function resources(raw: unknown, path: string, issues: IssueList): NodeResources
   return { ...(memoryBytes !== undefined ? { memoryBytes } : {}), ...(pids !== undefined ? { pids } : {}) };
 }
 
-function stringField(obj: Obj, key: string, issues: IssueList, required: boolean, example: string): string | undefined {
+function stringField(
+  obj: Obj,
+  key: string,
+  issues: IssueList,
+  required: boolean,
+  example: string,
+): string | undefined {
   const v = obj[key];
   if (v === undefined) {
     if (required) issues.error(key, "required", `missing: expected ${example}`);
@@ -148,34 +169,62 @@ function parseListen(v: unknown, issues: IssueList): { host: string; port: numbe
 export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   const issues = new IssueList();
   const raw = input.raw;
-  if (!isObj(raw)) return { ok: false, issues: [{ severity: "error", path: "node", code: "type", message: `expected a mapping, got ${show(raw)}` }] };
+  if (!isObj(raw))
+    return {
+      ok: false,
+      issues: [
+        { severity: "error", path: "node", code: "type", message: `expected a mapping, got ${show(raw)}` },
+      ],
+    };
   for (const k of Object.keys(raw)) {
-    if (!KNOWN.has(k)) issues.warning(pathKey("", k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
+    if (!KNOWN.has(k))
+      issues.warning(pathKey("", k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
   }
   if (raw["kind"] !== undefined && raw["kind"] !== NODE_FILE_KIND) {
     issues.error("kind", "kind", `expected ${NODE_FILE_KIND}, got ${show(raw["kind"])}`);
   }
   if (raw["apiVersion"] !== undefined && raw["apiVersion"] !== NODE_FILE_API_VERSION) {
-    issues.error("apiVersion", "version", `expected ${NODE_FILE_API_VERSION}, got ${show(raw["apiVersion"])}`);
+    issues.error(
+      "apiVersion",
+      "version",
+      `expected ${NODE_FILE_API_VERSION}, got ${show(raw["apiVersion"])}`,
+    );
   }
   const name = stringField(raw, "name", issues, false, "a node name") ?? input.hostname;
 
   const capacity = resources(raw["capacity"], "capacity", issues);
   if (raw["capacity"] === undefined || (isObj(raw["capacity"]) && raw["capacity"]["memory"] === undefined)) {
-    issues.error("capacity.memory", "required", "missing: the node's memory capacity, such as 2Gi (the node cgroup's limit)");
+    issues.error(
+      "capacity.memory",
+      "required",
+      "missing: the node's memory capacity, such as 2Gi (the node cgroup's limit)",
+    );
   }
   const systemReserved = resources(raw["systemReserved"], "systemReserved", issues);
   const kubeReserved = resources(raw["kubeReserved"], "kubeReserved", issues);
 
-  const stateDir = stringField(raw, "stateDir", issues, true, "a directory, such as /var/lib/evictd (its filesystem is nodefs)");
+  const stateDir = stringField(
+    raw,
+    "stateDir",
+    issues,
+    true,
+    "a directory, such as /var/lib/evictd (its filesystem is nodefs)",
+  );
   const imagefsDir = stringField(raw, "imagefsDir", issues, false, "a directory on the image filesystem");
-  const manifestDir = stringField(raw, "manifestDir", issues, true, "a directory of pod manifests, such as /etc/evictd/pods");
+  const manifestDir = stringField(
+    raw,
+    "manifestDir",
+    issues,
+    true,
+    "a directory of pod manifests, such as /etc/evictd/pods",
+  );
 
   let housekeepingIntervalMs = 10_000;
   if (raw["housekeepingInterval"] !== undefined) {
     const v = raw["housekeepingInterval"];
     try {
-      if (typeof v !== "string") throw new DurationError(`expected a Go duration such as "10s", got ${show(v)}`, show(v));
+      if (typeof v !== "string")
+        throw new DurationError(`expected a Go duration such as "10s", got ${show(v)}`, show(v));
       const ms = durationToMs(parseGoDuration(v));
       if (ms <= 0) issues.error("housekeepingInterval", "range", `must be positive, got ${show(v)}`);
       else housekeepingIntervalMs = ms;
@@ -187,14 +236,16 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   const listen = parseListen(raw["listen"], issues);
   let notifications = true;
   if (raw["notifications"] !== undefined) {
-    if (typeof raw["notifications"] !== "boolean") issues.error("notifications", "type", `expected true or false, got ${show(raw["notifications"])}`);
+    if (typeof raw["notifications"] !== "boolean")
+      issues.error("notifications", "type", `expected true or false, got ${show(raw["notifications"])}`);
     else notifications = raw["notifications"];
   }
 
   let flags: string[] = [];
   if (raw["flags"] !== undefined) {
     const f = raw["flags"];
-    if (!Array.isArray(f) || !f.every((x) => typeof x === "string")) issues.error("flags", "type", `expected a list of kubelet flags, got ${show(f)}`);
+    if (!Array.isArray(f) || !f.every((x) => typeof x === "string"))
+      issues.error("flags", "type", `expected a list of kubelet flags, got ${show(f)}`);
     else flags = f;
   }
   const configRaw = typeof raw["config"] === "string" ? input.configFromFile : raw["config"];
@@ -202,17 +253,27 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
     isObj(configRaw) && configRaw["apiVersion"] === undefined && configRaw["kind"] === undefined
       ? { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...configRaw }
       : configRaw;
-  const built = buildEvictionConfig({ ...(config !== undefined && config !== null ? { config } : {}), configPath: "config", flags, flagsPath: "flags" });
+  const built = buildEvictionConfig({
+    ...(config !== undefined && config !== null ? { config } : {}),
+    configPath: "config",
+    flags,
+    flagsPath: "flags",
+  });
   issues.items.push(...(built.ok ? built.warnings : built.issues));
 
   const mem = capacity.memoryBytes ?? 0n;
   const reserved = (systemReserved.memoryBytes ?? 0n) + (kubeReserved.memoryBytes ?? 0n);
   if (capacity.memoryBytes !== undefined && reserved >= mem) {
-    issues.error("systemReserved", "range", `system and kube reservations (${reserved} bytes) leave no memory for pods out of ${mem} bytes`);
+    issues.error(
+      "systemReserved",
+      "range",
+      `system and kube reservations (${reserved} bytes) leave no memory for pods out of ${mem} bytes`,
+    );
   }
   const podsMemoryLimitBytes = mem - reserved;
   let podsPidsLimit: bigint | undefined;
-  if (capacity.pids !== undefined) podsPidsLimit = capacity.pids - (systemReserved.pids ?? 0n) - (kubeReserved.pids ?? 0n);
+  if (capacity.pids !== undefined)
+    podsPidsLimit = capacity.pids - (systemReserved.pids ?? 0n) - (kubeReserved.pids ?? 0n);
 
   if (issues.hasErrors || !built.ok || stateDir === undefined || manifestDir === undefined) {
     return { ok: false, issues: issues.items };

@@ -13,11 +13,18 @@ export interface PodFacts {
   /** Pod ephemeral-storage request, in nano-units. */
   readonly storageRequestNanos: bigint;
   /** emptyDir volumes with a positive sizeLimit, in spec order. */
-  readonly emptyDirLimits: readonly { readonly name: string; readonly limit: Quantity; readonly limitNanos: bigint }[];
+  readonly emptyDirLimits: readonly {
+    readonly name: string;
+    readonly limit: Quantity;
+    readonly limitNanos: bigint;
+  }[];
   /** Sum of declared ephemeral-storage limits, when any container declares one. */
   readonly podStorageLimit?: { readonly limit: Quantity; readonly limitNanos: bigint };
   /** Non-zero ephemeral-storage limits of regular and sidecar containers, by name (first wins). */
-  readonly containerStorageLimits: ReadonlyMap<string, { readonly limit: Quantity; readonly limitNanos: bigint }>;
+  readonly containerStorageLimits: ReadonlyMap<
+    string,
+    { readonly limit: Quantity; readonly limitNanos: bigint }
+  >;
   /** Whether any local-storage check can apply to the pod. */
   readonly hasLocalStorageLimits: boolean;
 }
@@ -43,9 +50,12 @@ function compute(pod: Pod): PodFacts {
     memoryRequestNanos: quantityNanos(podRequests(pod, "memory")),
     storageRequestNanos: quantityNanos(podRequests(pod, "ephemeral-storage")),
     emptyDirLimits,
-    ...(podLimit !== undefined ? { podStorageLimit: { limit: podLimit, limitNanos: quantityNanos(podLimit) } } : {}),
+    ...(podLimit !== undefined
+      ? { podStorageLimit: { limit: podLimit, limitNanos: quantityNanos(podLimit) } }
+      : {}),
     containerStorageLimits,
-    hasLocalStorageLimits: emptyDirLimits.length > 0 || podLimit !== undefined || containerStorageLimits.size > 0,
+    hasLocalStorageLimits:
+      emptyDirLimits.length > 0 || podLimit !== undefined || containerStorageLimits.size > 0,
   };
 }
 

@@ -36,7 +36,9 @@ function withStatsFirst(compare: Comparator): Comparator {
 }
 
 /** Pods whose usage exceeds their request come first. */
-export const exceedsRequests: Comparator = withStatsFirst((a, b) => cmpBool(a.exceedsRequest, b.exceedsRequest));
+export const exceedsRequests: Comparator = withStatsFirst((a, b) =>
+  cmpBool(a.exceedsRequest, b.exceedsRequest),
+);
 
 /** Lower spec.priority comes first. */
 export const byPriority: Comparator = (a, b) => {
@@ -55,7 +57,9 @@ export const byUsageOverRequest: Comparator = withStatsFirst((a, b) =>
 );
 
 /** More processes come first. */
-export const byProcessCount: Comparator = withStatsFirst((a, b) => cmpBigDesc(a.processCount, b.processCount));
+export const byProcessCount: Comparator = withStatsFirst((a, b) =>
+  cmpBigDesc(a.processCount, b.processCount),
+);
 
 /** Chains comparators: the first non-zero answer decides. */
 export function orderedBy(...comparators: readonly Comparator[]): Comparator {

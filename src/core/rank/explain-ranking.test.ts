@@ -10,10 +10,19 @@ import { podStatsLookup } from "./pod-stats-lookup.js";
 const Mi = 1024n * 1024n;
 const pods = decodePodList(
   [
-    { metadata: { name: "web" }, spec: { containers: [{ name: "app", resources: { requests: { memory: "256Mi" } } }] } },
+    {
+      metadata: { name: "web" },
+      spec: { containers: [{ name: "app", resources: { requests: { memory: "256Mi" } } }] },
+    },
     { metadata: { name: "new" }, spec: { containers: [{ name: "app" }] } },
-    { metadata: { name: "db" }, spec: { priority: 100, containers: [{ name: "pg", resources: { requests: { memory: "1Gi" } } }] } },
-    { metadata: { name: "dns", namespace: "kube-system" }, spec: { priorityClassName: "system-cluster-critical", containers: [{ name: "c" }] } },
+    {
+      metadata: { name: "db" },
+      spec: { priority: 100, containers: [{ name: "pg", resources: { requests: { memory: "1Gi" } } }] },
+    },
+    {
+      metadata: { name: "dns", namespace: "kube-system" },
+      spec: { priorityClassName: "system-cluster-critical", containers: [{ name: "c" }] },
+    },
   ],
   "pods",
   new IssueList(),
@@ -27,7 +36,11 @@ const stats = (name: string, ns: string, ws: bigint, procs?: bigint) => ({
 });
 const summary: NodeSummary = {
   node: { systemContainers: [] },
-  pods: [stats("web", "default", 900n * Mi, 3n), stats("db", "default", 800n * Mi, 40n), stats("dns", "kube-system", 50n * Mi, 2n)],
+  pods: [
+    stats("web", "default", 900n * Mi, 3n),
+    stats("db", "default", 800n * Mi, 40n),
+    stats("dns", "kube-system", 50n * Mi, 2n),
+  ],
 };
 
 test("memory: the pod without stats first, then usage over request; critical pods marked", () => {
@@ -37,9 +50,24 @@ test("memory: the pod without stats first, then usage over request; critical pod
     r.map((e) => [e.place, e.pod.key, e.critical, e.reason]),
     [
       [1, "default/new", false, "no stats yet: pods the kubelet cannot measure go first"],
-      [2, "default/web", false, "working set 900Mi against a request of 256Mi (over its request), priority 0"],
-      [3, "kube-system/dns", true, "working set 50Mi against a request of 0 (over its request), priority 2000000000; critical: never evicted"],
-      [4, "default/db", false, "working set 800Mi against a request of 1Gi (within its request), priority 100"],
+      [
+        2,
+        "default/web",
+        false,
+        "working set 900Mi against a request of 256Mi (over its request), priority 0",
+      ],
+      [
+        3,
+        "kube-system/dns",
+        true,
+        "working set 50Mi against a request of 0 (over its request), priority 2000000000; critical: never evicted",
+      ],
+      [
+        4,
+        "default/db",
+        false,
+        "working set 800Mi against a request of 1Gi (within its request), priority 100",
+      ],
     ],
   );
 });

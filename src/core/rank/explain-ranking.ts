@@ -24,7 +24,9 @@ export interface RankExplanation {
 function reasonFor(signal: Signal, c: RankCandidate): string {
   const priority = `priority ${c.pod.priority}`;
   if (signal === "pid.available") {
-    return c.hasStats ? `${priority}, ${c.processCount} processes` : `${priority}, no stats (ranked first within its priority)`;
+    return c.hasStats
+      ? `${priority}, ${c.processCount} processes`
+      : `${priority}, no stats (ranked first within its priority)`;
   }
   if (!c.hasStats) return "no stats yet: pods the kubelet cannot measure go first";
   const spec = SIGNALS[signal];

@@ -23,7 +23,14 @@ const NANOS = 1_000_000_000n;
 
 type KeyBuilder = (pod: Pod, lookup: PodStatsLookup) => RankCandidate;
 
-function candidate(pod: Pod, hasStats: boolean, usage: bigint, requestNanos: bigint, exceedsAgainst: bigint, processCount = 0n): RankCandidate {
+function candidate(
+  pod: Pod,
+  hasStats: boolean,
+  usage: bigint,
+  requestNanos: bigint,
+  exceedsAgainst: bigint,
+  processCount = 0n,
+): RankCandidate {
   const usageNanos = usage * NANOS;
   return {
     pod,
@@ -39,7 +46,13 @@ function candidate(pod: Pod, hasStats: boolean, usage: bigint, requestNanos: big
 const memoryKeys: KeyBuilder = (pod, lookup) => {
   const stats = lookup(pod);
   const request = podFacts(pod).memoryRequestNanos;
-  return candidate(pod, stats !== undefined, stats === undefined ? 0n : podMemoryUsage(stats), request, request);
+  return candidate(
+    pod,
+    stats !== undefined,
+    stats === undefined ? 0n : podMemoryUsage(stats),
+    request,
+    request,
+  );
 };
 
 const pidKeys: KeyBuilder = (pod, lookup) => {

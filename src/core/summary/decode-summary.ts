@@ -266,12 +266,16 @@ class LazyPod implements PodStats {
   }
 
   get containers(): readonly ContainerStats[] {
-    this.#containers ??= listOf(this.#raw.containers).map((item) => buildContainer(isRawObject(item) ? item : {}, this.#values));
+    this.#containers ??= listOf(this.#raw.containers).map((item) =>
+      buildContainer(isRawObject(item) ? item : {}, this.#values),
+    );
     return this.#containers;
   }
 
   get volumes(): readonly VolumeStats[] {
-    this.#volumes ??= listOf(this.#raw.volume).map((item) => buildVolume(isRawObject(item) ? item : {}, this.#values));
+    this.#volumes ??= listOf(this.#raw.volume).map((item) =>
+      buildVolume(isRawObject(item) ? item : {}, this.#values),
+    );
     return this.#volumes;
   }
 }

@@ -41,7 +41,9 @@ export function detectFilesystemLayout(summary: NodeSummary): FilesystemLayout {
   const containerFs = summary.node.runtime?.containerFs;
   if (containerFs !== undefined && !sameFilesystem(containerFs, imageFs)) return "split";
   const nodeFs = summary.node.fs;
-  return nodeFs !== undefined && DEVICE_FIELDS.every((f) => imageFs[f] === nodeFs[f]) ? "single" : "dedicated";
+  return nodeFs !== undefined && DEVICE_FIELDS.every((f) => imageFs[f] === nodeFs[f])
+    ? "single"
+    : "dedicated";
 }
 
 /** Upstream's stats equality check (imageFs vs containerFs) over the identity fields. */

@@ -55,7 +55,7 @@ function protectLargeNumbers(text: string, firstRun: number): string {
   let scanned = 0;
   let inString = false;
   let nextNewline = -1;
-  for (let run = firstRun; run !== -1; ) {
+  for (let run = firstRun; run !== -1;) {
     // The token around the run. Number characters include no quote, so a token never straddles a
     // string boundary: it is wholly inside a string or wholly outside.
     let start = run;

@@ -6,12 +6,7 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Issue } from "../../core/issues.js";
-import {
-  describeReadError,
-  decodeText,
-  parseStructuredText,
-  readTextFile,
-} from "../structured-file.js";
+import { describeReadError, decodeText, parseStructuredText, readTextFile } from "../structured-file.js";
 import { isJsonlFileName, sniffJsonl } from "./jsonl-detect.js";
 import { linesOfChunks, linesOfText } from "./jsonl-lines.js";
 import { readJsonlScenario } from "./jsonl-scenario.js";

@@ -15,12 +15,7 @@ import { IssueList } from "../../core/issues.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
-import type {
-  CgroupDriver,
-  ContainerCgroup,
-  NodeCgroups,
-  PodCgroup,
-} from "../cgroups/cgroup-driver.js";
+import type { CgroupDriver, ContainerCgroup, NodeCgroups, PodCgroup } from "../cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { spawnInCgroups } from "../cgroups/spawn-in-cgroup.js";

@@ -14,7 +14,13 @@ import { NotificationWakePort } from "./notification-wake-port.js";
 const Mi = 1024n * 1024n;
 
 function thresholds(): Threshold[] {
-  const r = buildEvictionConfig({ config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", evictionHard: { "memory.available": "100Mi" } } });
+  const r = buildEvictionConfig({
+    config: {
+      apiVersion: "kubelet.config.k8s.io/v1beta1",
+      kind: "KubeletConfiguration",
+      evictionHard: { "memory.available": "100Mi" },
+    },
+  });
   assert.ok(r.ok);
   return [...r.config.thresholds];
 }
@@ -42,14 +48,25 @@ describe("NotificationWakePort", () => {
     assert.equal(allocatable?.signal, "allocatableMemory.available");
     const node = new FakeSource();
     const pods = new FakeSource();
-    const port = new NotificationWakePort({ sources: [{ threshold: memory, notifier: node }, { threshold: allocatable, notifier: pods }], now: () => 0 });
+    const port = new NotificationWakePort({
+      sources: [
+        { threshold: memory, notifier: node },
+        { threshold: allocatable, notifier: pods },
+      ],
+      now: () => 0,
+    });
     port.rearm({
       raw: {},
       summary: {
         node: {
           // capacity 1Gi = 700Mi available + 324Mi working set; usage 400Mi → inactive_file 76Mi.
           memory: { availableBytes: 700n * Mi, workingSetBytes: 324n * Mi, usageBytes: 400n * Mi },
-          systemContainers: [{ name: "pods", memory: { availableBytes: 500n * Mi, workingSetBytes: 268n * Mi, usageBytes: 300n * Mi } }],
+          systemContainers: [
+            {
+              name: "pods",
+              memory: { availableBytes: 500n * Mi, workingSetBytes: 268n * Mi, usageBytes: 300n * Mi },
+            },
+          ],
         },
         pods: [],
       },
@@ -61,13 +78,20 @@ describe("NotificationWakePort", () => {
   test("a notification wakes a waiting loop at once; one that arrives while busy is kept", async () => {
     const src = new FakeSource();
     let t = 5;
-    const port = new NotificationWakePort({ sources: [{ threshold: thresholds()[0]!, notifier: src }], now: () => t });
+    const port = new NotificationWakePort({
+      sources: [{ threshold: thresholds()[0]!, notifier: src }],
+      now: () => t,
+    });
     const waiting = port.next(60_000);
     src.listener?.("memcg threshold crossed");
     assert.deepEqual(await waiting, { reason: "memcg threshold crossed", at: 5, notification: true });
     t = 9;
     src.listener?.("memcg threshold crossed"); // nobody waiting
-    assert.deepEqual(await port.next(60_000), { reason: "memcg threshold crossed", at: 9, notification: true });
+    assert.deepEqual(await port.next(60_000), {
+      reason: "memcg threshold crossed",
+      at: 9,
+      notification: true,
+    });
     const timed = await port.next(5);
     assert.equal(timed.notification, false);
     assert.equal(timed.reason, "housekeeping");
@@ -75,30 +99,45 @@ describe("NotificationWakePort", () => {
 });
 
 const own = ownMemoryCgroupV1();
-const scratch = own === undefined ? { skip: "no cgroup v1 memory controller here" } : makeScratchCgroup(own, "evictd-wake-test");
+const scratch =
+  own === undefined
+    ? { skip: "no cgroup v1 memory controller here" }
+    : makeScratchCgroup(own, "evictd-wake-test");
 if ("skip" in scratch) console.log(`# skipping live wake test: ${scratch.skip}`);
 
-describe("NotificationWakePort, live memcg threshold", { skip: "skip" in scratch ? scratch.skip : false }, () => {
-  const dir = "dir" in scratch ? scratch.dir : "";
-  after(async () => {
-    if (dir !== "") await removeCgroup(dir);
-  });
+describe(
+  "NotificationWakePort, live memcg threshold",
+  { skip: "skip" in scratch ? scratch.skip : false },
+  () => {
+    const dir = "dir" in scratch ? scratch.dir : "";
+    after(async () => {
+      if (dir !== "") await removeCgroup(dir);
+    });
 
-  test("memory allocated in the cgroup past the threshold wakes the loop within milliseconds", async () => {
-    const notifier = new MemcgThresholdNotifier({ cgroupDir: dir, thresholdBytes: 24n * Mi });
-    const port = new NotificationWakePort({ sources: [{ threshold: thresholds()[0]!, notifier }], now: () => performance.now() });
-    try {
-      const script = "const a=[];for(let i=0;i<48;i++){const b=Buffer.allocUnsafe(1<<20);b.fill(1);a.push(b);}process.stdout.write(String(performance.timeOrigin+performance.now())+'\\n');setTimeout(()=>{},2000)";
-      const waiting = port.next(10_000);
-      const started = performance.now();
-      const child = spawn("sh", ["-c", 'echo $$ > "$1" && exec "$0" -e "$2"', process.execPath, join(dir, "cgroup.procs"), script], { stdio: ["ignore", "pipe", "inherit"] });
-      const wake = await waiting;
-      child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
-      assert.equal(wake.notification, true, `woke by ${wake.reason}`);
-      assert.ok(wake.at - started < 5_000, "the wake came from the allocation, not the timer");
-    } finally {
-      await port.stop();
-    }
-  });
-});
+    test("memory allocated in the cgroup past the threshold wakes the loop within milliseconds", async () => {
+      const notifier = new MemcgThresholdNotifier({ cgroupDir: dir, thresholdBytes: 24n * Mi });
+      const port = new NotificationWakePort({
+        sources: [{ threshold: thresholds()[0]!, notifier }],
+        now: () => performance.now(),
+      });
+      try {
+        const script =
+          "const a=[];for(let i=0;i<48;i++){const b=Buffer.allocUnsafe(1<<20);b.fill(1);a.push(b);}process.stdout.write(String(performance.timeOrigin+performance.now())+'\\n');setTimeout(()=>{},2000)";
+        const waiting = port.next(10_000);
+        const started = performance.now();
+        const child = spawn(
+          "sh",
+          ["-c", 'echo $$ > "$1" && exec "$0" -e "$2"', process.execPath, join(dir, "cgroup.procs"), script],
+          { stdio: ["ignore", "pipe", "inherit"] },
+        );
+        const wake = await waiting;
+        child.kill("SIGKILL");
+        await new Promise((r) => child.once("exit", r));
+        assert.equal(wake.notification, true, `woke by ${wake.reason}`);
+        assert.ok(wake.at - started < 5_000, "the wake came from the allocation, not the timer");
+      } finally {
+        await port.stop();
+      }
+    });
+  },
+);

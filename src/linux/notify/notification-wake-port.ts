@@ -82,7 +82,10 @@ export class NotificationWakePort implements WakePort {
         resolve(w);
       };
       const onAbort = (): void => done({ reason: "shutdown", at: this.o.now(), notification: false });
-      const timer = setTimeout(() => done({ reason: "housekeeping", at: this.o.now(), notification: false }), timeoutMs);
+      const timer = setTimeout(
+        () => done({ reason: "housekeeping", at: this.o.now(), notification: false }),
+        timeoutMs,
+      );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiter = done;
     });
@@ -94,11 +97,15 @@ export class NotificationWakePort implements WakePort {
       if (arming === undefined) continue;
       s.poller?.setLimit(arming.workingSetLimit, arming.evictionQuantity);
       const notifier = s.notifier;
-      if (notifier === undefined || arming.usageThreshold <= 0n || arming.usageThreshold === notifier.thresholdBytes) continue;
+      if (
+        notifier === undefined ||
+        arming.usageThreshold <= 0n ||
+        arming.usageThreshold === notifier.thresholdBytes
+      )
+        continue;
       notifier.rearm(arming.usageThreshold).catch((e: unknown) => this.o.onError?.(notifier.name, e));
     }
   }
-
 
   async stop(): Promise<void> {
     await Promise.all(this.all().map((s) => s.stop()));

@@ -25,21 +25,35 @@ after(async () => {
 
 function thresholds(): Threshold[] {
   const r = buildEvictionConfig({
-    config: { evictionHard: { "memory.available": "100Mi", "nodefs.available": "10%" }, evictionSoft: { "memory.available": "200Mi" }, evictionSoftGracePeriod: { "memory.available": "30s" } },
+    config: {
+      evictionHard: { "memory.available": "100Mi", "nodefs.available": "10%" },
+      evictionSoft: { "memory.available": "200Mi" },
+      evictionSoftGracePeriod: { "memory.available": "30s" },
+    },
   });
   assert.ok(r.ok);
   return [...r.config.thresholds];
 }
 
-async function fakeHost(api: "v1" | "v2"): Promise<{ kernel: FakeCgroupKernel; host: CgroupHost; base: string }> {
+async function fakeHost(
+  api: "v1" | "v2",
+): Promise<{ kernel: FakeCgroupKernel; host: CgroupHost; base: string }> {
   const base = await mkdtemp(join(tmpdir(), "evictd-wake-"));
   temps.push(base);
   const kernel =
     api === "v1"
-      ? new FakeCgroupKernel(base, [{ kind: "memory", mount: join(base, "memory") }, { kind: "pids", mount: join(base, "pids") }])
+      ? new FakeCgroupKernel(base, [
+          { kind: "memory", mount: join(base, "memory") },
+          { kind: "pids", mount: join(base, "pids") },
+        ])
       : new FakeCgroupKernel(base, [{ kind: "unified", mount: join(base, "unified") }]);
   await kernel.boot();
-  const host: CgroupHost = { fs: kernel, kill: (pid) => kernel.kill(pid), sleep: () => kernel.settle(), selfPid: SELF };
+  const host: CgroupHost = {
+    fs: kernel,
+    kill: (pid) => kernel.kill(pid),
+    sleep: () => kernel.settle(),
+    selfPid: SELF,
+  };
   return { kernel, host, base };
 }
 
@@ -47,10 +61,20 @@ const NODE = { name: "n", memoryLimitBytes: 1024n * MiB, pods: { memoryLimitByte
 
 describe("planWakeSources", () => {
   test("no notifications asked for, or no cgroups: nothing armed, and the capability line says the loop polls", () => {
-    const off = planWakeSources({ notifications: false, housekeepingIntervalMs: 10_000, thresholds: thresholds(), cgroups: undefined });
+    const off = planWakeSources({
+      notifications: false,
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      cgroups: undefined,
+    });
     assert.deepEqual([off.thresholds.length, off.others.length], [0, 0]);
     assert.match(off.capabilities.join(), /notifications off.*polls every 10s/);
-    const none = planWakeSources({ notifications: true, housekeepingIntervalMs: 1000, thresholds: thresholds(), cgroups: undefined });
+    const none = planWakeSources({
+      notifications: true,
+      housekeepingIntervalMs: 1000,
+      thresholds: thresholds(),
+      cgroups: undefined,
+    });
     assert.deepEqual([none.thresholds.length, none.others.length], [0, 0]);
     assert.match(none.capabilities.join(), /without cgroups.*polls every 1s/);
   });
@@ -62,13 +86,28 @@ describe("planWakeSources", () => {
     await kernel.place(own, SELF);
     const driver = new CgroupV1Driver({ memory: own, pids: join(base, "pids") }, host);
     const node = await driver.createNode(NODE);
-    const plan = planWakeSources({ notifications: true, housekeepingIntervalMs: 10_000, thresholds: thresholds(), cgroups: { driver, node } });
+    const plan = planWakeSources({
+      notifications: true,
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      cgroups: { driver, node },
+    });
     assert.deepEqual(
-      plan.thresholds.map((s) => [s.threshold.signal, s.threshold.gracePeriodMs === 0 ? "hard" : "soft", s.notifier?.name.replace(base, ""), s.poller?.name.replace(base, "")]),
+      plan.thresholds.map((s) => [
+        s.threshold.signal,
+        s.threshold.gracePeriodMs === 0 ? "hard" : "soft",
+        s.notifier?.name.replace(base, ""),
+        s.poller?.name.replace(base, ""),
+      ]),
       [
         ["memory.available", "hard", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
         ["memory.available", "soft", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
-        ["allocatableMemory.available", "hard", "memcg-threshold:/memory/own/n/pods", "working-set:/memory/own/n/pods"],
+        [
+          "allocatableMemory.available",
+          "hard",
+          "memcg-threshold:/memory/own/n/pods",
+          "working-set:/memory/own/n/pods",
+        ],
       ],
     );
     assert.equal(plan.others.length, 0);
@@ -83,9 +122,19 @@ describe("planWakeSources", () => {
     await kernel.place(own, SELF + 1);
     const driver = new CgroupV2Driver({ dir: own, pids: true }, host);
     const node = await driver.createNode(NODE);
-    const plan = planWakeSources({ notifications: true, housekeepingIntervalMs: 10_000, thresholds: thresholds(), cgroups: { driver, node }, procStatus: "CapEff:\t0000000000000000\n" });
+    const plan = planWakeSources({
+      notifications: true,
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      cgroups: { driver, node },
+      procStatus: "CapEff:\t0000000000000000\n",
+    });
     assert.deepEqual(
-      plan.thresholds.map((s) => [s.threshold.signal, s.notifier === undefined, s.poller?.name.replace(own, "")]),
+      plan.thresholds.map((s) => [
+        s.threshold.signal,
+        s.notifier === undefined,
+        s.poller?.name.replace(own, ""),
+      ]),
       [
         ["memory.available", true, "working-set:/n"],
         ["memory.available", true, "working-set:/n"],
@@ -100,13 +149,21 @@ describe("planWakeSources", () => {
     assert.match(plan.capabilities.join(), /PSI trigger \(some 200 ms stall in 2000 ms\)/);
 
     const errors: string[] = [];
-    const port = new NotificationWakePort({ sources: plan.thresholds, others: plan.others, now: () => 42, onError: (name, e) => errors.push(`${name}: ${String(e)}`) });
+    const port = new NotificationWakePort({
+      sources: plan.thresholds,
+      others: plan.others,
+      now: () => 42,
+      onError: (name, e) => errors.push(`${name}: ${String(e)}`),
+    });
     try {
       // The PSI trigger was written to the (fake) pressure file the way the kernel expects it.
       assert.ok(readFileSync(join(own, "n", "memory.pressure"), "utf8").startsWith("some 200000 2000000\n"));
       const woke = port.next(5_000);
       await new Promise((r) => setTimeout(r, 50));
-      await writeFile(join(own, "n", "pods", "memory.events"), "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n");
+      await writeFile(
+        join(own, "n", "pods", "memory.events"),
+        "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n",
+      );
       const wake = await woke;
       assert.equal(wake.notification, true, `woke by ${wake.reason}`);
       assert.match(wake.reason, /max \+3.*oom \+1.*oom_kill \+1/);
@@ -123,7 +180,12 @@ describe("PSI trigger parameters", () => {
     assert.equal(hasSysResourceCapability("CapEff:\t0000000001000000\n"), true);
     assert.equal(hasSysResourceCapability("CapEff:\t0000000000ffffff\n"), false);
     assert.equal(hasSysResourceCapability("no such line"), false);
-    for (const privileged of [true, false]) assert.deepEqual(psiTriggerProblems(psiTriggerSpecFor(privileged)), []);
-    assert.equal(psiTriggerSpecFor(false).windowUs % 2_000_000, 0, "unprivileged windows must be multiples of 2 s");
+    for (const privileged of [true, false])
+      assert.deepEqual(psiTriggerProblems(psiTriggerSpecFor(privileged)), []);
+    assert.equal(
+      psiTriggerSpecFor(false).windowUs % 2_000_000,
+      0,
+      "unprivileged windows must be multiples of 2 s",
+    );
   });
 });

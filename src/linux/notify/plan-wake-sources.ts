@@ -38,7 +38,9 @@ export function hasSysResourceCapability(statusText: string): boolean {
  * in multiples of 2 s, evaluated by its 2 s averaging worker, so the trigger is 200 ms in 2 s.
  */
 export function psiTriggerSpecFor(privileged: boolean): { kind: "some"; stallUs: number; windowUs: number } {
-  return privileged ? { kind: "some", stallUs: 100_000, windowUs: 1_000_000 } : { kind: "some", stallUs: 200_000, windowUs: 2_000_000 };
+  return privileged
+    ? { kind: "some", stallUs: 100_000, windowUs: 1_000_000 }
+    : { kind: "some", stallUs: 200_000, windowUs: 2_000_000 };
 }
 
 export interface PlanOptions {
@@ -52,8 +54,18 @@ export interface PlanOptions {
 
 export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   const polling = `the loop polls every ${o.housekeepingIntervalMs / 1000}s`;
-  if (!o.notifications) return { thresholds: [], others: [], capabilities: [`kernel notifications off (notifications: false): ${polling}`] };
-  if (o.cgroups === undefined) return { thresholds: [], others: [], capabilities: [`no kernel memory notifications without cgroups: ${polling}`] };
+  if (!o.notifications)
+    return {
+      thresholds: [],
+      others: [],
+      capabilities: [`kernel notifications off (notifications: false): ${polling}`],
+    };
+  if (o.cgroups === undefined)
+    return {
+      thresholds: [],
+      others: [],
+      capabilities: [`no kernel memory notifications without cgroups: ${polling}`],
+    };
   const { driver, node } = o.cgroups;
 
   // Every memory threshold gets a working-set poller on the cgroup it watches; on v1 also the
@@ -100,7 +112,9 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
     }
     const spec = psiTriggerSpecFor(hasSysResourceCapability(status));
     others.push(new PsiTrigger({ ...spec, path: nodeFiles.memoryPressureFile }));
-    lines.push(`PSI trigger (some ${spec.stallUs / 1000} ms stall in ${spec.windowUs / 1000} ms) on the node cgroup`);
+    lines.push(
+      `PSI trigger (some ${spec.stallUs / 1000} ms stall in ${spec.windowUs / 1000} ms) on the node cgroup`,
+    );
     others.push(new MemoryEventsWatcher({ path: nodeFiles.memoryEventsFile }));
   }
   if (podsFiles.api === "v2") others.push(new MemoryEventsWatcher({ path: podsFiles.memoryEventsFile }));

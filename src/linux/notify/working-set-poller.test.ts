@@ -20,12 +20,21 @@ async function waitFor(count: () => number, n: number): Promise<void> {
   for (let i = 0; i < 200 && count() < n; i++) await sleep(10);
 }
 
-async function fakeCgroup(api: "v1" | "v2", usage: number, inactive: number): Promise<{ dir: string; set: (usage: number, inactive: number) => Promise<void> }> {
+async function fakeCgroup(
+  api: "v1" | "v2",
+  usage: number,
+  inactive: number,
+): Promise<{ dir: string; set: (usage: number, inactive: number) => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "evictd-ws-"));
   temps.push(dir);
   const set = async (u: number, i: number): Promise<void> => {
     await writeFile(join(dir, api === "v1" ? "memory.usage_in_bytes" : "memory.current"), `${u}\n`);
-    await writeFile(join(dir, "memory.stat"), api === "v1" ? `cache 1\ninactive_file 7\ntotal_cache 9\ntotal_inactive_file ${i}\n` : `anon 5\nfile 9\ninactive_file ${i}\nactive_file 3\n`);
+    await writeFile(
+      join(dir, "memory.stat"),
+      api === "v1"
+        ? `cache 1\ninactive_file 7\ntotal_cache 9\ntotal_inactive_file ${i}\n`
+        : `anon 5\nfile 9\ninactive_file ${i}\nactive_file 3\n`,
+    );
   };
   await set(usage, inactive);
   return { dir, set };
@@ -36,9 +45,16 @@ describe("workingSetFrom", () => {
     assert.equal(workingSetFrom("1000\n", "inactive_file 7\ntotal_inactive_file 300\n", "v1"), 700n);
     assert.equal(workingSetFrom("1000\n", "total_inactive_file 300\ninactive_file 200\n", "v2"), 800n);
     assert.equal(workingSetFrom("100\n", "total_inactive_file 300\n", "v1"), 0n);
-    assert.equal(workingSetFrom("18446744073709551615\n", "total_inactive_file 0\n", "v1"), 18446744073709551615n);
+    assert.equal(
+      workingSetFrom("18446744073709551615\n", "total_inactive_file 0\n", "v1"),
+      18446744073709551615n,
+    );
     assert.equal(workingSetFrom("", "total_inactive_file 0\n", "v1"), undefined);
-    assert.equal(workingSetFrom("5\n", "inactive_file 1\n", "v1"), undefined, "v1 reads the hierarchical total only");
+    assert.equal(
+      workingSetFrom("5\n", "inactive_file 1\n", "v1"),
+      undefined,
+      "v1 reads the hierarchical total only",
+    );
   });
 });
 
@@ -47,7 +63,13 @@ describe("WorkingSetPoller", () => {
     test(`${api}: one wake per upward crossing of the limit; none without a limit; none after stop`, async () => {
       const cg = await fakeCgroup(api, 900, 300); // working set 600
       const wakes: string[] = [];
-      const poller = new WorkingSetPoller({ cgroupDir: cg.dir, api, description: "hard memory eviction threshold", fastMs: 5, slowMs: 5 });
+      const poller = new WorkingSetPoller({
+        cgroupDir: cg.dir,
+        api,
+        description: "hard memory eviction threshold",
+        fastMs: 5,
+        slowMs: 5,
+      });
       poller.start((r) => wakes.push(r));
       try {
         await cg.set(2000, 100); // 1900, but no limit yet
@@ -85,7 +107,13 @@ describe("WorkingSetPoller", () => {
 
   test("polls fast within the band below the limit and slowly further away", async () => {
     const cg = await fakeCgroup("v1", 100, 0);
-    const poller = new WorkingSetPoller({ cgroupDir: cg.dir, api: "v1", description: "t", fastMs: 10, slowMs: 200 });
+    const poller = new WorkingSetPoller({
+      cgroupDir: cg.dir,
+      api: "v1",
+      description: "t",
+      fastMs: 10,
+      slowMs: 200,
+    });
     let reads = 0;
     const read = poller.read.bind(poller);
     poller.read = () => {
@@ -117,9 +145,18 @@ describe("WorkingSetPoller", () => {
   });
 
   const own = ownMemoryCgroupV1();
-  test("reads the real v1 memory cgroup of this process", { skip: own === undefined || !existsSync(join(own, "memory.usage_in_bytes")) ? "no v1 memory cgroup here" : false }, () => {
-    const poller = new WorkingSetPoller({ cgroupDir: own ?? "", api: "v1", description: "t" });
-    const ws = poller.read();
-    assert.ok(ws !== undefined && ws > 0n, `working set ${String(ws)}`);
-  });
+  test(
+    "reads the real v1 memory cgroup of this process",
+    {
+      skip:
+        own === undefined || !existsSync(join(own, "memory.usage_in_bytes"))
+          ? "no v1 memory cgroup here"
+          : false,
+    },
+    () => {
+      const poller = new WorkingSetPoller({ cgroupDir: own ?? "", api: "v1", description: "t" });
+      const ws = poller.read();
+      assert.ok(ws !== undefined && ws > 0n, `working set ${String(ws)}`);
+    },
+  );
 });

@@ -50,7 +50,10 @@ export class WorkingSetPoller implements WakeSource {
 
   constructor(options: WorkingSetPollerOptions) {
     this.#o = options;
-    this.#usageFile = path.join(options.cgroupDir, options.api === "v1" ? "memory.usage_in_bytes" : "memory.current");
+    this.#usageFile = path.join(
+      options.cgroupDir,
+      options.api === "v1" ? "memory.usage_in_bytes" : "memory.current",
+    );
     this.#statFile = path.join(options.cgroupDir, "memory.stat");
     this.name = `working-set:${options.cgroupDir}`;
   }
@@ -68,7 +71,11 @@ export class WorkingSetPoller implements WakeSource {
   /** The working set now, or undefined when the files cannot be read. */
   read(): bigint | undefined {
     try {
-      return workingSetFrom(fs.readFileSync(this.#usageFile, "utf8"), fs.readFileSync(this.#statFile, "utf8"), this.#o.api);
+      return workingSetFrom(
+        fs.readFileSync(this.#usageFile, "utf8"),
+        fs.readFileSync(this.#statFile, "utf8"),
+        this.#o.api,
+      );
     } catch {
       return undefined;
     }
@@ -80,7 +87,11 @@ export class WorkingSetPoller implements WakeSource {
       fs.accessSync(this.#usageFile, fs.constants.R_OK);
       fs.accessSync(this.#statFile, fs.constants.R_OK);
     } catch (cause) {
-      throw new AdapterError("working-set-unavailable", `${this.name}: cannot read ${this.#usageFile} and memory.stat (${errnoCode(cause) ?? "error"})`, { cause });
+      throw new AdapterError(
+        "working-set-unavailable",
+        `${this.name}: cannot read ${this.#usageFile} and memory.stat (${errnoCode(cause) ?? "error"})`,
+        { cause },
+      );
     }
     this.#running = true;
     let failures = 0;
@@ -91,7 +102,10 @@ export class WorkingSetPoller implements WakeSource {
       if (limit !== undefined) {
         const ws = this.read();
         if (ws === undefined) {
-          if (++failures === 3) onError?.(new AdapterError("working-set-unreadable", `${this.name}: the working set cannot be read`));
+          if (++failures === 3)
+            onError?.(
+              new AdapterError("working-set-unreadable", `${this.name}: the working set cannot be read`),
+            );
         } else {
           failures = 0;
           const above = ws > limit;
