@@ -1,5 +1,5 @@
 /**
- * Upstream kubelet eviction tests replayed through `evictd replay`: every test/upstream/*.yaml runs
+ * Upstream kubelet eviction tests replayed through `evictd replay`: every test/data/upstream/*.yaml runs
  * once and its jsonl output is checked against the assertions in the matching *.expect.json; the
  * ParseThresholdConfig cases run as config-only scenarios. Contract: docs replay-format.md.
  */
