@@ -19,6 +19,9 @@ import {
   replayJsonl,
   scratchDir,
 } from "../cli/evictd-cli.js";
+import { formatGoSeconds } from "../support/oracle/duration.js";
+import { parseQuantity, quantityMilli } from "../support/oracle/quantity.js";
+import { thresholdAmount } from "../support/oracle/threshold-value.js";
 
 type Json = Record<string, unknown>;
 
@@ -28,46 +31,13 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 // ---------------------------------------------------------------------------------------------
-// Quantities in pod specs, in milli-units (exact; `500m` bytes of ephemeral storage occur in pods-3).
-
-const BINARY: Record<string, bigint> = {
-  Ki: 1n << 10n,
-  Mi: 1n << 20n,
-  Gi: 1n << 30n,
-  Ti: 1n << 40n,
-  Pi: 1n << 50n,
-  Ei: 1n << 60n,
-};
-const DECIMAL_EXP: Record<string, number> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  "": 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
+// Quantities in pod specs, in milli-units (exact; `500m` bytes of ephemeral storage occur in pods-3),
+// read by the tests' oracle (test/support/oracle), not by src/core.
 
 /** A spec quantity as an exact number of milli-units, rounded up (upstream rounds sub-units up). */
 function milli(text: string): bigint {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/.exec(text);
-  assert.ok(m !== null && (m[2] !== "" || (m[3] ?? "") !== ""), `not a quantity: ${text}`);
-  const frac = m[3] ?? "";
-  let num = BigInt((m[2] ?? "") + frac || "0") * 1000n; // value × 10^len(frac) × 1000
-  let den = 10n ** BigInt(frac.length);
-  const suffix = m[4] ?? "";
-  if (suffix in BINARY) num *= BINARY[suffix] ?? 1n;
-  else {
-    const exp =
-      suffix.startsWith("e") || suffix.startsWith("E") ? Number(suffix.slice(1)) : (DECIMAL_EXP[suffix] ?? 0);
-    if (exp >= 0) num *= 10n ** BigInt(exp);
-    else den *= 10n ** BigInt(-exp);
-  }
-  const q = (num + den - 1n) / den;
-  return m[1] === "-" ? -q : q;
+  assert.ok(parseQuantity(text) !== undefined, `not a quantity: ${text}`);
+  return quantityMilli(text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,13 +289,6 @@ function expectedObservations(summary: Json): Map<string, Observation> {
   return out;
 }
 
-/** §2.4: absolute quantity, or trunc(capacity × float32(percent)/100 in float32). */
-function thresholdQuantity(value: string, capacity: bigint): bigint {
-  if (!value.endsWith("%")) return milli(value) / 1000n;
-  const pct = Math.fround(Math.fround(Number(value.slice(0, -1))) / 100);
-  return BigInt(Math.trunc(Number(capacity) * pct));
-}
-
 const CONDITION: Record<string, string> = {
   "memory.available": "MemoryPressure",
   "allocatableMemory.available": "MemoryPressure",
@@ -336,11 +299,6 @@ const CONDITION_ORDER = ["MemoryPressure", "DiskPressure", "PIDPressure"];
 
 // ---------------------------------------------------------------------------------------------
 // Scenario building.
-
-/** Go's time.Duration.String() for whole seconds below an hour: 0s, 50s, 1m0s, 1m40s. */
-function goDuration(seconds: number): string {
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
-}
 
 const DEFAULTS: Record<string, string> = {
   "memory.available": "100Mi",
@@ -561,7 +519,7 @@ describe("replay over the real data in test/fixtures/real-data", { skip: CLI_SKI
         configured
           .filter(([s, v]) => {
             const o = observations.get(s);
-            return o !== undefined && o.available < thresholdQuantity(v, o.capacity);
+            return o !== undefined && o.available < thresholdAmount(v, o.capacity);
           })
           .map(([s]) => s),
       );
@@ -575,8 +533,8 @@ describe("replay over the real data in test/fixtures/real-data", { skip: CLI_SKI
       const cmp = referenceComparator(c.kind, usage);
 
       steps.forEach((step, i) => {
-        const where = `${c.name}, step ${goDuration(i * 10)}`;
-        assert.equal(step["at"], goDuration(i * 10), where);
+        const where = `${c.name}, step ${formatGoSeconds(i * 10)}`;
+        assert.equal(step["at"], formatGoSeconds(i * 10), where);
         // Observations: exactly the signals the summary reports, with the file's numbers.
         const got = obj(step["observations"]);
         assert.deepEqual(

@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { parseGoDuration, sameGoDuration } from "../support/oracle/duration.js";
+import { sameThresholdValue } from "../support/oracle/threshold-value.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -273,101 +275,8 @@ function parseExpectation(raw: unknown, file: string): ScenarioExpectation {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Value comparison: quantities exactly (as rationals), percentages as float32 fractions (the way
-// the kubelet parses them), Go durations in nanoseconds.
-
-interface Rational {
-  num: bigint;
-  den: bigint;
-}
-
-const BINARY_SUFFIX: Record<string, bigint> = {
-  Ki: 1n << 10n,
-  Mi: 1n << 20n,
-  Gi: 1n << 30n,
-  Ti: 1n << 40n,
-  Pi: 1n << 50n,
-  Ei: 1n << 60n,
-};
-const DECIMAL_EXPONENT: Record<string, number> = {
-  n: -9,
-  u: -6,
-  m: -3,
-  "": 0,
-  k: 3,
-  M: 6,
-  G: 9,
-  T: 12,
-  P: 15,
-  E: 18,
-};
-
-function parseQuantity(text: string): Rational | undefined {
-  const m =
-    /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$/.exec(
-      text.trim(),
-    );
-  if (m === null) return undefined;
-  const [, sign = "", whole = "", frac = "", suffix, exponent] = m;
-  if (whole === "" && frac === "") return undefined;
-  let num = BigInt(`${whole}${frac}` || "0") * (sign === "-" ? -1n : 1n);
-  let den = 10n ** BigInt(frac.length);
-  let exp = 0;
-  if (suffix !== undefined && suffix in BINARY_SUFFIX) num *= BINARY_SUFFIX[suffix] ?? 1n;
-  else if (suffix !== undefined) exp = DECIMAL_EXPONENT[suffix] ?? 0;
-  else if (exponent !== undefined) exp = Number.parseInt(exponent, 10);
-  if (exp >= 0) num *= 10n ** BigInt(exp);
-  else den *= 10n ** BigInt(-exp);
-  return { num, den };
-}
-
-function percentFraction(text: string): number | undefined {
-  if (!text.endsWith("%")) return undefined;
-  const v = Number.parseFloat(text.replace(/%+$/, ""));
-  return Number.isNaN(v) ? undefined : Math.fround(Math.fround(v) / 100);
-}
-
-/** Same threshold value: both percentages with equal float32 fractions, or equal quantities. */
-function sameValue(expected: string, actual: unknown): boolean {
-  if (typeof actual !== "string" && typeof actual !== "number") return false;
-  const a = String(actual);
-  const ep = percentFraction(expected);
-  const ap = percentFraction(a);
-  if (ep !== undefined || ap !== undefined) return ep !== undefined && ap !== undefined && ep === ap;
-  const eq = parseQuantity(expected);
-  const aq = parseQuantity(a);
-  return eq !== undefined && aq !== undefined && eq.num * aq.den === aq.num * eq.den;
-}
-
-const DURATION_UNIT_NS: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
-};
-
-/** Go duration string to nanoseconds (undefined when malformed). */
-function parseDuration(text: string): number | undefined {
-  const t = text.trim();
-  if (t === "0" || t === "+0" || t === "-0") return 0;
-  const m = /^([+-]?)((?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(t);
-  if (m === null) return undefined;
-  let total = 0;
-  for (const part of (m[2] ?? "").matchAll(/([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)/g)) {
-    total += Number.parseFloat(part[1] ?? "0") * (DURATION_UNIT_NS[part[2] ?? ""] ?? Number.NaN);
-  }
-  return m[1] === "-" ? -total : Math.round(total);
-}
-
-function sameDuration(expected: string, actual: unknown): boolean {
-  if (typeof actual !== "string") return false;
-  const e = parseDuration(expected);
-  return e !== undefined && e === parseDuration(actual);
-}
+// Value comparison (test/support/oracle): quantities exactly (as rationals), percentages as float32
+// fractions (the way the kubelet parses them), Go durations in nanoseconds.
 
 const show = (v: unknown): string => JSON.stringify(v) ?? "undefined";
 
@@ -479,10 +388,10 @@ function describeThreshold(t: ThresholdExpectation | OutThreshold): string {
 function thresholdMatches(e: ThresholdExpectation, a: OutThreshold): boolean {
   return (
     e.signal === a.signal &&
-    e.hard === (a.hard ?? parseDuration(a.gracePeriod ?? "") === 0) &&
-    sameValue(e.value, a.value) &&
-    sameDuration(e.gracePeriod, a.gracePeriod) &&
-    sameValue(e.minReclaim ?? "0", a.minReclaim ?? "0") &&
+    e.hard === (a.hard ?? parseGoDuration(a.gracePeriod ?? "") === 0) &&
+    sameThresholdValue(e.value, a.value) &&
+    sameGoDuration(e.gracePeriod, a.gracePeriod) &&
+    sameThresholdValue(e.minReclaim ?? "0", a.minReclaim ?? "0") &&
     (e.derivedFrom === undefined || e.derivedFrom === a.derivedFrom)
   );
 }
@@ -534,7 +443,7 @@ function checkConfig(exp: ConfigExpectation, config: ConfigLine): string[] {
   }
   if (
     exp.pressureTransitionPeriod !== undefined &&
-    !sameDuration(exp.pressureTransitionPeriod, config.evictionPressureTransitionPeriod)
+    !sameGoDuration(exp.pressureTransitionPeriod, config.evictionPressureTransitionPeriod)
   ) {
     out.push(
       `evictionPressureTransitionPeriod: expected ${exp.pressureTransitionPeriod}, got ${show(config.evictionPressureTransitionPeriod)}`,
@@ -668,9 +577,9 @@ function checkStep(exp: StepExpectation, step: StepLine): string[] {
       mismatch(`observation ${signal}`, want, undefined);
       continue;
     }
-    if (want.available !== undefined && !sameValue(want.available, got.available))
+    if (want.available !== undefined && !sameThresholdValue(want.available, got.available))
       mismatch(`observation ${signal} available`, want.available, got.available);
-    if (want.capacity !== undefined && !sameValue(want.capacity, got.capacity))
+    if (want.capacity !== undefined && !sameThresholdValue(want.capacity, got.capacity))
       mismatch(`observation ${signal} capacity`, want.capacity, got.capacity);
   }
 
@@ -734,7 +643,7 @@ describe("upstream scenario files", () => {
       if (steps.length === 0) problems.push("scenario has no steps");
       let previous = -1;
       steps.forEach((step, i) => {
-        const at = typeof step["at"] === "string" ? parseDuration(step["at"]) : undefined;
+        const at = typeof step["at"] === "string" ? parseGoDuration(step["at"]) : undefined;
         if (at === undefined) problems.push(`steps[${i}].at is not a Go duration: ${show(step["at"])}`);
         else if (at <= previous) problems.push(`steps[${i}].at does not increase`);
         else previous = at;
@@ -786,7 +695,7 @@ for (const s of scenarioFiles) {
         problems.push(`expected ${steps.length} step lines, got ${run.steps.length}`);
       run.steps.forEach((line, i) => {
         const want = steps[i]?.["at"];
-        if (typeof want === "string" && parseDuration(want) !== parseDuration(line.at))
+        if (typeof want === "string" && parseGoDuration(want) !== parseGoDuration(line.at))
           problems.push(`step line ${i}: at ${show(line.at)}, scenario says ${want}`);
       });
       assertNoProblems(problems, `${s.name} (${s.yamlPath})`);

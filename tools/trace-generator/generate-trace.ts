@@ -12,6 +12,7 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { EvictionModel, type MemoryThreshold, type PredictedEviction } from "./eviction-model.js";
 import { Prng } from "./prng.js";
 import { GI, MI, nodePods, podObject, type PodModel } from "./trace-pods.js";
 import {
@@ -50,15 +51,7 @@ export interface TraceOptions {
 
 export type TraceFormat = "json" | "jsonl";
 
-/** An eviction the generator expects the engine to make (it removed the pod from later scrapes). */
-export interface PredictedEviction {
-  /** Index in the written trace's steps. */
-  readonly step: number;
-  readonly pod: string;
-  readonly signal: string;
-  /** `hard`, `soft` or `allocatable` (the copy of the hard memory threshold). */
-  readonly threshold: string;
-}
+export type { PredictedEviction } from "./eviction-model.js";
 
 export interface TraceInfo {
   readonly bytes: number;
@@ -85,7 +78,7 @@ const RESERVED_MEMORY = 1536 * MI; // kubeReserved 1Gi + systemReserved 512Mi
 const NODEFS_CAPACITY = 107_374_182_400;
 const IMAGEFS_CAPACITY = 214_748_364_800;
 
-/** The eviction settings of the trace; `thresholds` mirrors them for the generator's own prediction. */
+/** The eviction settings of the trace; MEMORY_THRESHOLDS mirrors them for the eviction model. */
 const CONFIG = {
   apiVersion: "kubelet.config.k8s.io/v1beta1",
   kind: "KubeletConfiguration",
@@ -103,14 +96,6 @@ const CONFIG = {
   evictionPressureTransitionPeriod: "5m0s",
   enforceNodeAllocatable: ["pods"],
 };
-
-interface MemoryThreshold {
-  readonly id: string;
-  readonly signal: "memory.available" | "allocatableMemory.available";
-  readonly value: number;
-  readonly minReclaim: number;
-  readonly graceMs: number;
-}
 
 // Config order as the engine builds it: hard, soft, then the allocatable copy of the hard one.
 const MEMORY_THRESHOLDS: readonly MemoryThreshold[] = [
@@ -211,50 +196,6 @@ function fsSample(capacity: number, used: number, inodes: number, inodesUsed: nu
 }
 
 /**
- * The generator's model of the engine (memory thresholds only; disk stays clear of its thresholds):
- * met with min-reclaim hysteresis, first-observed times, grace periods, then rank by usage over
- * request, priority, usage minus request, and evict the first non-critical pod.
- */
-class EvictionModel {
-  private firstObserved = new Map<string, number>();
-  private graceMet = new Set<string>();
-
-  decide(
-    now: number,
-    available: Readonly<Record<MemoryThreshold["signal"], number>>,
-    active: readonly PodRuntime[],
-  ): { pod: PodRuntime; threshold: MemoryThreshold } | undefined {
-    const met: MemoryThreshold[] = [];
-    for (const t of MEMORY_THRESHOLDS) {
-      const a = available[t.signal];
-      if (a < t.value || (this.graceMet.has(t.id) && a < t.value + t.minReclaim)) met.push(t);
-    }
-    const first = new Map<string, number>();
-    for (const t of met) first.set(t.id, this.firstObserved.get(t.id) ?? now);
-    this.firstObserved = first;
-    const graceMet = met.filter((t) => now - (first.get(t.id) ?? now) >= t.graceMs);
-    this.graceMet = new Set(graceMet.map((t) => t.id));
-    // byEvictionPriority: memory signals, hard before soft, then config order.
-    const acted = [...graceMet].sort((a, b) => (a.graceMs === 0 ? 0 : 1) - (b.graceMs === 0 ? 0 : 1))[0];
-    if (acted === undefined) return undefined;
-    const keyed = active.map((pod, order) => {
-      const ws = podWorkingSet(pod);
-      let request = 0;
-      for (const c of pod.model.containers) request += c.memRequest ?? 0;
-      return { pod, order, exceeds: ws > request, over: ws - request };
-    });
-    keyed.sort((a, b) => {
-      if (a.exceeds !== b.exceeds) return a.exceeds ? -1 : 1;
-      if (a.pod.model.priority !== b.pod.model.priority) return a.pod.model.priority - b.pod.model.priority;
-      if (a.over !== b.over) return b.over - a.over;
-      return a.order - b.order;
-    });
-    const victim = keyed.find((k) => !k.pod.model.critical);
-    return victim === undefined ? undefined : { pod: victim.pod, threshold: acted };
-  }
-}
-
-/**
  * Writes the trace as JSON (or JSONL) text through `write` (chunk by chunk: a long trace of a busy
  * node does not fit in one string) and returns what it wrote.
  */
@@ -286,7 +227,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     return p;
   });
   const pending: { step: number; model: PodModel }[] = [];
-  let model = new EvictionModel();
+  let model = new EvictionModel(MEMORY_THRESHOLDS);
   const predicted: PredictedEviction[] = [];
   let evicted: PodRuntime | undefined;
   let addedPods = 0;
@@ -337,7 +278,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       // The trace begins here: the pods running now are its initial pods, and the engine starts
       // with a fresh state, which the generator's model must too.
       initialPods = active.length;
-      model = new EvictionModel();
+      model = new EvictionModel(MEMORY_THRESHOLDS);
       emit(
         `{"start":${JSON.stringify(time(now))},"config":${JSON.stringify(CONFIG)},` +
           `"node":${JSON.stringify({ metadata: { name: NODE_NAME }, status: { capacity: { cpu: "16", memory: `${capacityMemory / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +

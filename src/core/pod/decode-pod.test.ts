@@ -5,6 +5,7 @@ import { IssueList } from "../issues.js";
 import type { Pod } from "../model.js";
 import { formatQuantity, parseQuantity, QuantityError } from "../quantity.js";
 import { decodePod, decodePodList } from "./decode-pod.js";
+import { podQos } from "./qos.js";
 
 function decodeOk(raw: unknown): Pod {
   const issues = new IssueList();
@@ -326,7 +327,8 @@ describe("decodePod errors", () => {
         ["pods[3].metadata.annotations.a", "invalid-type"],
         ["pods[3].metadata.creationTimestamp", "invalid-value"],
         ["pods[3].spec.containers[0].resources.requests.memory", "invalid-value"],
-        ["pods[3].spec.containers[1].resources.requests.cpu", "invalid-value"],
+        // Only a warning (see "a request above its limit" below), collected with the errors.
+        ["pods[3].spec.containers[1].resources.requests.cpu", "request-above-limit"],
         ["pods[3].spec.containers[2].name", "missing-field"],
         ['pods[3].spec.containers[2].resources.limits["ephemeral-storage"]', "invalid-quantity"],
         ["pods[3].spec.containers[1].name", "duplicate-name"],
@@ -342,13 +344,13 @@ describe("decodePod errors", () => {
   test("messages name the offending value", () => {
     const got = errors({
       metadata: { name: "web" },
-      spec: { containers: [{ name: "app", resources: { requests: { cpu: "2" }, limits: { cpu: "1" } } }] },
+      spec: { containers: [{ name: "app", resources: { requests: { memory: "-2Gi" } } }] },
     });
     assert.deepEqual(got, [
       {
-        path: "pods[3].spec.containers[0].resources.requests.cpu",
+        path: "pods[3].spec.containers[0].resources.requests.memory",
         code: "invalid-value",
-        message: '"2" must be less than or equal to cpu limit of 1',
+        message: '"-2Gi" must be greater than or equal to 0',
       },
     ]);
   });
@@ -462,5 +464,121 @@ describe("decodePodList", () => {
     const pods = decodePodList({ kind: "PodList", items }, "pods", issues);
     assert.equal(pods.length, 3000);
     assert.ok(performance.now() - started < 2000);
+  });
+});
+
+describe("decodePod: a request above its limit", () => {
+  // The API server refuses such a pod (ValidateResourceRequirements), but the kubelet runs what it
+  // is given, and upstream's eviction tests build such pods: a warning, and the values as written.
+  function decodeWarned(raw: unknown): {
+    pod: Pod;
+    warnings: { path: string; code: string; message: string }[];
+  } {
+    const issues = new IssueList();
+    const pod = decodePod(raw, "pods[1]", issues);
+    assert.deepEqual(issues.errors, [], "no errors");
+    assert.ok(pod, "the pod is decoded");
+    return {
+      pod,
+      warnings: issues.warnings.map((i) => ({ path: i.path, code: i.code, message: i.message })),
+    };
+  }
+
+  test("is a warning naming the field path, the value and the API server's refusal", () => {
+    const { warnings } = decodeWarned({
+      metadata: { name: "web" },
+      spec: {
+        containers: [
+          {
+            name: "app",
+            resources: {
+              requests: { "ephemeral-storage": "900Mi" },
+              limits: { "ephemeral-storage": "800Mi" },
+            },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(warnings, [
+      {
+        path: 'pods[1].spec.containers[0].resources.requests["ephemeral-storage"]',
+        code: "request-above-limit",
+        message:
+          '"900Mi" must be less than or equal to ephemeral-storage limit of 800Mi: the API server would ' +
+          "reject this pod; simulated as the kubelet runs it, with the request and the limit as written",
+      },
+    ]);
+  });
+
+  test("request and limit are kept as written (no clamping), other resources still defaulted", () => {
+    const { pod, warnings } = decodeWarned({
+      metadata: { name: "web" },
+      spec: {
+        containers: [
+          {
+            name: "app",
+            resources: {
+              requests: { "ephemeral-storage": "1Gi", memory: "2Gi" },
+              limits: { "ephemeral-storage": "800Mi", memory: "1Gi", cpu: "500m" },
+            },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(
+      warnings.map((w) => w.path),
+      [
+        'pods[1].spec.containers[0].resources.requests["ephemeral-storage"]',
+        "pods[1].spec.containers[0].resources.requests.memory",
+      ],
+    );
+    const c = pod.containers[0]!;
+    assert.deepEqual(fmt(c.resources.requests), { "ephemeral-storage": "1Gi", memory: "2Gi", cpu: "500m" });
+    assert.deepEqual(fmt(c.resources.limits), { "ephemeral-storage": "800Mi", memory: "1Gi", cpu: "500m" });
+  });
+
+  test("init containers and sidecars get the same treatment", () => {
+    const { pod, warnings } = decodeWarned({
+      metadata: { name: "web" },
+      spec: {
+        containers: [{ name: "app" }],
+        initContainers: [
+          {
+            name: "side",
+            restartPolicy: "Always",
+            resources: { requests: { memory: "300Mi" }, limits: { memory: "200Mi" } },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(
+      warnings.map((w) => w.path),
+      ["pods[1].spec.initContainers[0].resources.requests.memory"],
+    );
+    assert.deepEqual(fmt(pod.initContainers[0]!.resources.requests), { memory: "300Mi" });
+  });
+
+  test("QoS follows upstream: cpu or memory request above limit is Burstable; ephemeral-storage does not count", () => {
+    const qosOf = (resources: object): string =>
+      podQos(decodeWarned({ metadata: { name: "w" }, spec: { containers: [{ name: "a", resources }] } }).pod);
+    // request != limit for memory: not Guaranteed, even with both cpu and memory limits set.
+    assert.equal(
+      qosOf({ requests: { cpu: "1", memory: "2Gi" }, limits: { cpu: "1", memory: "1Gi" } }),
+      "Burstable",
+    );
+    assert.equal(qosOf({ requests: { cpu: "2" }, limits: { cpu: "1" } }), "Burstable");
+    // Only ephemeral-storage set (request above limit): no cpu/memory at all, so BestEffort.
+    assert.equal(
+      qosOf({ requests: { "ephemeral-storage": "900Mi" }, limits: { "ephemeral-storage": "800Mi" } }),
+      "BestEffort",
+    );
+    // cpu and memory equal, ephemeral-storage request above limit: still Guaranteed.
+    assert.equal(
+      qosOf({
+        requests: { cpu: "1", memory: "1Gi", "ephemeral-storage": "2Gi" },
+        limits: { cpu: "1", memory: "1Gi", "ephemeral-storage": "1Gi" },
+      }),
+      "Guaranteed",
+    );
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Resource lists and requirements of a v1 Pod, decoded with the API server's treatment: quantities
  * rounded up to milli scale (`SetDefaults_ResourceList`), container requests defaulted from limits
- * (`SetDefaults_Pod`), and the validation that would have refused the object (negative values,
- * request above limit).
+ * (`SetDefaults_Pod`), and the validation that would have refused the object: negative values are
+ * errors; a request above its limit is a warning and the pod is simulated as the kubelet runs it.
  */
 import { pathKey, type IssueList } from "../issues.js";
 import type { ResourceList, ResourceRequirements } from "../model.js";
@@ -103,8 +103,22 @@ export function decodeResourceRequirements(
 
 /**
  * A container's resources after API defaulting: every resource with a limit but no request gets
- * request = limit (so "limits only" for cpu and memory is Guaranteed). A request above its limit
- * is reported as the API server's validation would.
+ * request = limit (so "limits only" for cpu and memory is Guaranteed).
+ *
+ * A request above its limit is what `ValidateResourceRequirements` refuses ("must be less than or
+ * equal to ... limit"), so the API server never stores such a pod; the kubelet, however, does not
+ * re-validate what it runs, and upstream's own eviction tests (TestManagerWithLocalStorageCapacity-
+ * IsolationOpen: ephemeral-storage request 900Mi and 1Gi over an 800Mi limit) feed it such pods.
+ * What the kubelet then does, read from pkg/kubelet/eviction and component-helpers/resource:
+ * - requests are read as written, never clamped to the limit: `PodRequests` sums
+ *   `container.Resources.Requests` for the memory and ephemeral-storage ranking
+ *   (`exceedMemoryRequests`, `exceedDiskRequests`, `memory`/`disk` usage minus request) and for
+ *   admission;
+ * - limits are read as written too: `localStorageEviction` compares usage with the container's
+ *   `Resources.Limits[ephemeral-storage]` and with `PodLimits`, and the emptyDir `sizeLimit`;
+ * - QoS (`ComputePodQOS`) only asks whether request and limit are equal, so a memory or cpu
+ *   request above its limit makes the container Burstable; ephemeral-storage plays no part.
+ * So the pair is kept unchanged and reported as a warning, naming the field and its value.
  */
 export function decodeContainerResources(
   raw: RawObject | undefined,
@@ -119,10 +133,12 @@ export function decodeContainerResources(
     if (request === undefined) {
       defaulted.set(name, limit);
     } else if (cmpQuantity(request, limit) > 0) {
-      issues.error(
+      issues.warning(
         pathKey(pathKey(path, "requests"), name),
-        "invalid-value",
-        `${JSON.stringify(formatQuantity(request))} must be less than or equal to ${name} limit of ${formatQuantity(limit)}`,
+        "request-above-limit",
+        `${JSON.stringify(formatQuantity(request))} must be less than or equal to ${name} limit of ` +
+          `${formatQuantity(limit)}: the API server would reject this pod; simulated as the kubelet ` +
+          `runs it, with the request and the limit as written`,
       );
     }
   }
