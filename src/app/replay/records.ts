@@ -4,13 +4,20 @@
  */
 import type { Eviction, Observations } from "../../core/engine/types.js";
 import { formatDurationMs } from "../../core/time/duration.js";
-import type { Pod, Threshold, ThresholdValue } from "../../core/model.js";
+import type { Pod, Signal, Threshold, ThresholdValue } from "../../core/model.js";
 import { formatPercentage } from "../../core/percentage.js";
 import { isCriticalPod } from "../../core/pod/critical.js";
 import { podOomScoreAdjustments } from "../../core/pod/oom-score-adj.js";
 import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
+import type {
+  EvictionRecord,
+  ObservationRecord,
+  ReplayConfigRecord,
+  ReplayStepRecord,
+  ThresholdRef,
+} from "./record-types.js";
 import type { ReplayPlan, StepOutcome } from "./run-replay.js";
 import { PodRoster } from "./pod-roster.js";
 import type { Scenario, ScenarioHeader } from "./scenario.js";
@@ -22,7 +29,7 @@ export function formatThresholdValue(v: ThresholdValue | undefined): string {
 
 const msToDuration = formatDurationMs;
 
-function thresholdRef(t: Threshold): { signal: string; value: string; gracePeriod: string } {
+function thresholdRef(t: Threshold): ThresholdRef {
   return {
     signal: t.signal,
     value: formatThresholdValue(t.value),
@@ -57,7 +64,7 @@ function formatTimeOnce(ms: number): string {
 }
 
 /** The config record of a whole scenario: its header, and every pod initial or added. */
-export function configRecord(scenario: Scenario, plan: ReplayPlan): Record<string, unknown> {
+export function configRecord(scenario: Scenario, plan: ReplayPlan): ReplayConfigRecord {
   const roster = new PodRoster(scenario.pods);
   for (const s of scenario.steps) roster.add(s.addPods);
   return configRecordOf(scenario, plan, roster.pods);
@@ -68,7 +75,7 @@ export function configRecordOf(
   scenario: ScenarioHeader,
   plan: ReplayPlan,
   pods: readonly Pod[],
-): Record<string, unknown> {
+): ReplayConfigRecord {
   const thresholds = plan.thresholds
     .filter((t) => t.operator !== "") // inert containerfs mirrors of missing thresholds
     .map((t) => ({
@@ -97,8 +104,8 @@ export function configRecordOf(
   };
 }
 
-function observationsRecord(observations: Observations): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function observationsRecord(observations: Observations): Partial<Record<Signal, ObservationRecord>> {
+  const out: Partial<Record<Signal, ObservationRecord>> = {};
   for (const [signal, o] of observations) {
     const format = SIGNALS[signal].unit === "bytes" ? "BinarySI" : "DecimalSI";
     out[signal] = {
@@ -110,10 +117,7 @@ function observationsRecord(observations: Observations): Record<string, unknown>
   return out;
 }
 
-function evictionRecord(
-  e: Eviction,
-  kill: StepOutcome["kills"][number] | undefined,
-): Record<string, unknown> {
+function evictionRecord(e: Eviction, kill: StepOutcome["kills"][number] | undefined): EvictionRecord {
   return {
     pod: e.pod.key,
     uid: e.pod.uid,
@@ -128,7 +132,7 @@ function evictionRecord(
   };
 }
 
-export function stepRecord(o: StepOutcome): Record<string, unknown> {
+export function stepRecord(o: StepOutcome): ReplayStepRecord {
   const r = o.report;
   return {
     type: "step",

@@ -7,7 +7,7 @@
 import { dirname, resolve } from "node:path";
 import { IssueList, type Issue } from "../../core/issues.js";
 import type { Scenario, ScenarioStep } from "../../app/replay/scenario.js";
-import { locateIssues } from "../position-lookup.js";
+import { locateIssues, type PositionLookup } from "../position-lookup.js";
 import {
   decodeText,
   parseStructuredText,
@@ -48,9 +48,22 @@ export async function loadScenarioBytes(
   return loadScenarioText(text.text, label, baseDir);
 }
 
+/**
+ * A scenario given as a value already in memory (the library's `replay`): checked like a document,
+ * with issues named after `label` but no line:column, since there is no text to point into. String
+ * fields are file references as in a document, resolved from `baseDir`; a scenario with everything
+ * inline reads no file.
+ */
+export function loadScenarioValue(value: unknown, label: string, baseDir: string): Promise<ScenarioResult> {
+  return loadScenario({ value, warnings: [], positions: NO_POSITIONS }, label, baseDir);
+}
+
+/** Where issues in a value without source text are: nowhere in particular. */
+const NO_POSITIONS: PositionLookup = { locate: () => undefined };
+
 /** Checks and decodes a parsed document: the header fields, then every step in order. */
 export async function loadScenario(
-  parsed: StructuredFile & { ok: true },
+  parsed: Pick<StructuredFile & { ok: true }, "value" | "warnings" | "positions">,
   label: string,
   baseDir: string,
 ): Promise<ScenarioResult> {
