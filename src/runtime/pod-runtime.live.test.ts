@@ -17,7 +17,7 @@ import { createCgroupDriver } from "../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../linux/cgroups/detect-cgroups.js";
 import { systemMounter } from "./emptydir-volumes.js";
 import { ProcessPodRuntime, type GivenPodStatus } from "./pod-runtime.js";
-import { readProcStat } from "./proc-processes.js";
+import { readProcStat } from "../linux/procfs.js";
 import { parseManifestText } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
 

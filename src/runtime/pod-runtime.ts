@@ -34,7 +34,7 @@ import {
 } from "./pod-record.js";
 import { PodProcesses } from "./pod-processes.js";
 import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
-import { readProcStat } from "./proc-processes.js";
+import { readProcStat } from "../linux/procfs.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
 import type { RunnablePod } from "./runnable-pod.js";
 

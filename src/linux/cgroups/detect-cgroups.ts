@@ -2,6 +2,7 @@
 import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
 import { posix } from "node:path";
+import { parseMountinfo, type MountInfo } from "../procfs.js";
 
 /** The host's cgroup setup: v1 controllers only, the unified hierarchy only, both, or nothing mounted. */
 export type CgroupVersion = "v1" | "v2" | "hybrid" | "none";
@@ -51,39 +52,9 @@ export interface DetectionInput {
   readonly writable?: (dir: string) => boolean;
 }
 
-interface Mount {
-  readonly root: string;
-  readonly mountPoint: string;
-  readonly fsType: string;
-  readonly superOptions: readonly string[];
-  readonly readOnly: boolean;
-}
-
-/** mountinfo escapes space, tab, newline and backslash as octal (`\040`). */
-function unescapeOctal(text: string): string {
-  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
-/** The cgroup mounts of a mountinfo file (proc(5): `id parent dev root mountpoint options [optional...] - fstype source superoptions`). */
-function parseMountinfo(text: string): Mount[] {
-  const mounts: Mount[] = [];
-  for (const line of text.split("\n")) {
-    const fields = line.trim().split(" ");
-    const dash = fields.indexOf("-");
-    if (dash < 6) continue;
-    const fsType = fields[dash + 1];
-    if (fsType !== "cgroup" && fsType !== "cgroup2") continue;
-    const mountOptions = (fields[5] ?? "").split(",");
-    const superOptions = (fields[dash + 3] ?? "").split(",");
-    mounts.push({
-      root: unescapeOctal(fields[3] ?? "/"),
-      mountPoint: unescapeOctal(fields[4] ?? ""),
-      fsType,
-      superOptions,
-      readOnly: mountOptions.includes("ro") || superOptions.includes("ro"),
-    });
-  }
-  return mounts;
+/** The cgroup and cgroup2 mounts of a mountinfo file. */
+function cgroupMounts(mountinfo: string): MountInfo[] {
+  return parseMountinfo(mountinfo).filter((m) => m.fsType === "cgroup" || m.fsType === "cgroup2");
 }
 
 /** /proc/self/cgroup: `hierarchy-id:controller,list:path`; the v2 line is `0::path`. */
@@ -107,7 +78,7 @@ function parseProcCgroup(text: string): { v1: Map<string, string>; v2: string | 
  * and the mount may expose only a subtree (`root` in mountinfo, as inside containers without a
  * cgroup namespace), so the mount root is stripped as runc's libcontainer does.
  */
-function locate(mount: Mount, path: string, api: "v1" | "v2"): OwnCgroup | string {
+function locate(mount: MountInfo, path: string, api: "v1" | "v2"): OwnCgroup | string {
   let ownPath: string;
   if (mount.root === "/") ownPath = path;
   else if (path === mount.root) ownPath = "/";
@@ -121,7 +92,7 @@ function locate(mount: Mount, path: string, api: "v1" | "v2"): OwnCgroup | strin
 /** Where the own cgroup2 directory is (whose `cgroup.controllers` {@link detectCgroups} wants), if any. */
 export function unifiedOwnDir(procSelfCgroup: string, mountinfo: string): string | undefined {
   const own = parseProcCgroup(procSelfCgroup).v2;
-  const mount = parseMountinfo(mountinfo).find((m) => m.fsType === "cgroup2");
+  const mount = cgroupMounts(mountinfo).find((m) => m.fsType === "cgroup2");
   if (own === undefined || mount === undefined) return undefined;
   const located = locate(mount, own, "v2");
   return typeof located === "string" ? undefined : located.dir;
@@ -129,7 +100,7 @@ export function unifiedOwnDir(procSelfCgroup: string, mountinfo: string): string
 
 /** Locates the memory and pids controllers (v1 hierarchy first, else the unified one) and decides whether they can be managed. */
 export function detectCgroups(input: DetectionInput): CgroupDetection {
-  const mounts = parseMountinfo(input.mountinfo);
+  const mounts = cgroupMounts(input.mountinfo);
   const own = parseProcCgroup(input.procSelfCgroup);
   const hasV1 = mounts.some((m) => m.fsType === "cgroup");
   const v2Mount = mounts.find((m) => m.fsType === "cgroup2");
