@@ -1,6 +1,6 @@
 /** Finds the daemon's own cgroups (v1, v2 or hybrid) from /proc/self/cgroup and /proc/self/mountinfo, and says whether it can manage them. */
-import { constants } from "node:fs";
-import { access, readFile } from "node:fs/promises";
+import { constants, readFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { posix } from "node:path";
 import { parseMountinfo, type MountInfo } from "../procfs.js";
 
@@ -184,25 +184,47 @@ function verdict(
   return { ok: true, api: memory.api, limitations };
 }
 
-/** Detection on this host: reads /proc/self/cgroup, /proc/self/mountinfo and the own cgroup2 `cgroup.controllers`. */
-export async function detectOwnCgroups(): Promise<CgroupDetection> {
-  const [procSelfCgroup, mountinfo] = await Promise.all([
-    readFile("/proc/self/cgroup", "utf8").catch(() => ""),
-    readFile("/proc/self/mountinfo", "utf8").catch(() => ""),
-  ]);
+function readOr(file: string, fallback: string | undefined): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * What detection reads on this host: /proc/self/cgroup, /proc/self/mountinfo and the own cgroup2
+ * `cgroup.controllers`. Synchronously, because all three are generated from kernel memory and
+ * never wait for a disk, and so that test setup can ask at module load.
+ */
+function readOwnDetectionInput(): DetectionInput {
+  const procSelfCgroup = readOr("/proc/self/cgroup", "") ?? "";
+  const mountinfo = readOr("/proc/self/mountinfo", "") ?? "";
   const unifiedDir = unifiedOwnDir(procSelfCgroup, mountinfo);
   const unifiedControllers =
-    unifiedDir === undefined
-      ? undefined
-      : await readFile(posix.join(unifiedDir, "cgroup.controllers"), "utf8").catch(() => undefined);
-  // Writability is probed up front so the verdict is synchronous and pure over its inputs.
-  const first = detectCgroups({
+    unifiedDir === undefined ? undefined : readOr(posix.join(unifiedDir, "cgroup.controllers"), undefined);
+  return {
     procSelfCgroup,
     mountinfo,
     euid: process.geteuid?.() ?? -1,
     ...(unifiedControllers === undefined ? {} : { unifiedControllers }),
-  });
-  const probe = first.memory?.dir;
+  };
+}
+
+/**
+ * Which cgroups this process is in on this host (memory, pids, the cgroup2 directory), without
+ * probing whether it may write there (the verdict assumes only root may). For callers that need
+ * the answer synchronously, such as test suites deciding at load time whether they can run.
+ */
+export function locateOwnCgroups(): CgroupDetection {
+  return detectCgroups(readOwnDetectionInput());
+}
+
+/** Detection on this host, with the verdict based on whether the memory cgroup directory is actually writable. */
+export async function detectOwnCgroups(): Promise<CgroupDetection> {
+  const input = readOwnDetectionInput();
+  // Writability is probed up front so the verdict is synchronous and pure over its inputs.
+  const probe = detectCgroups(input).memory?.dir;
   const writableDir =
     probe === undefined
       ? false
@@ -210,11 +232,5 @@ export async function detectOwnCgroups(): Promise<CgroupDetection> {
           () => true,
           () => false,
         );
-  return detectCgroups({
-    procSelfCgroup,
-    mountinfo,
-    euid: process.geteuid?.() ?? -1,
-    ...(unifiedControllers === undefined ? {} : { unifiedControllers }),
-    writable: (dir) => dir === probe && writableDir,
-  });
+  return detectCgroups({ ...input, writable: (dir) => dir === probe && writableDir });
 }
