@@ -21,7 +21,6 @@ import { ManifestSource } from "../../runtime/manifest-source.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
 import { LinuxSummaryCollector } from "../../linux/node-stats/index.js";
-import type { ActivePodInfo } from "../../linux/node-stats/active-pod-info.js";
 import { admitPod, rejectedPodStatus } from "../../core/admission.js";
 import { IssueList, type Issue } from "../../core/issues.js";
 import type { FilesystemLayout } from "../../core/model.js";
@@ -132,38 +131,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     node: spec,
     ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
   });
-  const podInfos = async (): Promise<ActivePodInfo[]> =>
-    Promise.all(
-      runtime.activePods().map(async (pod) => {
-        const cg = runtime.podCgroups(pod.uid);
-        const procs = cg === undefined ? await runtime.podProcesses(pod) : [];
-        return {
-          uid: pod.uid,
-          name: pod.name,
-          namespace: pod.namespace,
-          ...(cg !== undefined ? { cgroup: cg.pod } : {}),
-          containers: pod.containers.map((c) => {
-            const cgroup = cg?.containers.get(c.name);
-            const pids = procs.find((p) => p.container === c.name)?.pids;
-            return {
-              name: c.name,
-              ...(cgroup !== undefined ? { cgroup } : {}),
-              ...(pids !== undefined ? { pids } : {}),
-            };
-          }),
-          volumes: pod.volumes.map((v) => ({
-            name: v.name,
-            kind: v.kind,
-            ...(v.medium !== undefined ? { medium: v.medium } : {}),
-          })),
-          dir: join(spec.stateDir, "pods", pod.uid),
-        };
-      }),
-    );
   let lastSample: StatsSample | undefined;
   const stats: StatsPort = {
     collect: async () => {
-      const raw = await collector.collect(await podInfos());
+      const raw = await collector.collect(await runtime.statsTargets());
       const issues = new IssueList();
       const summary = decodeSummary(raw, "summary", Date.now(), issues);
       if (summary === undefined)

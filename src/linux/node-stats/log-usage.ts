@@ -1,4 +1,4 @@
-/** Allocated bytes and inodes of a pod's log files, per file, measured like the kubelet's du-style volume walk. */
+/** Allocated bytes and inodes of a pod's log files, per file, measured like the kubelet's du-style volume walk; and which files belong to which container. */
 import type { Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { errnoCode } from "../../errors.js";
@@ -34,4 +34,9 @@ export async function measureLogs(dir: string): Promise<LogUsage> {
     if (st !== undefined && st.isFile()) out.set(name, { bytes: BigInt(st.blocks * 512), inodes: 1n });
   }
   return out;
+}
+
+/** Whether `file` (a name in a log directory) is the live log named `live` or a rotated copy of it (`<live>.<suffix>`). */
+export function isLogOf(file: string, live: string): boolean {
+  return file === live || file.startsWith(`${live}.`);
 }
