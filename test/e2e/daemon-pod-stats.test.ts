@@ -10,7 +10,6 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
-  Daemon,
   E2E_SKIP,
   evicted,
   podManifest,
@@ -18,6 +17,7 @@ import {
   sh,
   TestNode,
   waitUntil,
+  type Daemon,
   type PodOptions,
 } from "../harness/node-harness.js";
 
