@@ -17,7 +17,7 @@ import { createCgroupDriver } from "../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../linux/cgroups/detect-cgroups.js";
 import { systemMounter } from "./emptydir-volumes.js";
 import { ProcessPodRuntime, type GivenPodStatus } from "./pod-runtime.js";
-import { readProcStat } from "../linux/procfs.js";
+import { readOwnMounts, readProcStat } from "../linux/procfs.js";
 import { parseManifestText } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
@@ -119,11 +119,9 @@ function manifest(name: string, spec: string): RunnablePod {
 
 /** Unmounts whatever is still mounted under `dir` (a failed test must not leave a tmpfs). */
 async function unmountUnder(dir: string): Promise<void> {
-  const info = await readFile("/proc/self/mountinfo", "utf8");
-  const points = info
-    .split("\n")
-    .map((l) => l.split(" ")[4])
-    .filter((p): p is string => p !== undefined && p.startsWith(`${dir}/`))
+  const points = (await readOwnMounts())
+    .map((m) => m.mountPoint)
+    .filter((p) => p.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
   for (const p of points) await systemMounter.unmount(p).catch(() => undefined);
 }
@@ -333,12 +331,11 @@ for (const mode of modes) {
       }
 
       // medium Memory: a tmpfs of the sizeLimit.
-      const mountLine = (await readFile("/proc/self/mountinfo", "utf8"))
-        .split("\n")
-        .find((l) => l.split(" ")[4] === paths.volume("mem"));
+      const mount = (await readOwnMounts()).find((m) => m.mountPoint === paths.volume("mem"));
       if (isRoot) {
-        assert.ok(mountLine !== undefined, "tmpfs mounted");
-        assert.match(mountLine, / - tmpfs tmpfs .*size=8192k/);
+        assert.ok(mount !== undefined, "tmpfs mounted");
+        assert.equal(mount.fsType, "tmpfs");
+        assert.ok(mount.superOptions.includes("size=8192k"), mount.superOptions.join(","));
       }
 
       const killed = await rt.kill(p, 0, EVICTED);

@@ -121,7 +121,7 @@ export class ProcessPodRuntime implements PodsPort {
         ? "emptyDir volumes with medium Memory are tmpfs mounts"
         : "tmpfs cannot be mounted (not root): emptyDir volumes with medium Memory are plain directories on nodefs",
       "no container images: image garbage collection frees nothing",
-      `container output is appended to ${this.#stateDir}/pods/<uid>/logs/<container>.log`,
+      `container output is appended to ${this.#stateDir}/pods/<pod>/logs/<container>.log`,
     ];
   }
 
