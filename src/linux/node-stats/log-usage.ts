@@ -3,11 +3,11 @@ import type { Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { errnoCode } from "../../errors.js";
 
-/** File name in `logs/` → its allocated bytes and inode (1). */
+/** File name in a log directory → its allocated bytes and inode (1). */
 export type LogUsage = ReadonlyMap<string, { readonly bytes: bigint; readonly inodes: bigint }>;
 
 /**
- * Each regular file in a pod's `logs/` directory (empty when it does not exist yet). Allocated
+ * Each regular file in a pod's log directory (empty when it does not exist yet). Allocated
  * blocks × 512, as for every other disk figure: a log written with holes or preallocated costs
  * what it occupies. Files deleted during the scan are left out.
  */
