@@ -1,4 +1,5 @@
-// Lint rules: type-aware checks everywhere, and a fence that keeps src/core pure.
+// Lint rules: type-aware checks everywhere, a fence that keeps src/core pure, and fences that keep the
+// kernel layer (src/linux) and the pod runtime (src/runtime) below the frontends.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -65,6 +66,41 @@ export default tseslint.config(
         "error",
         { object: "Date", property: "now", message: "Time is an input to the engine." },
         { object: "Math", property: "random", message: "The engine is deterministic." },
+      ],
+    },
+  },
+  {
+    // The kernel layer knows nothing of the pod runtime or the frontends (runtime → linux is the
+    // only sideways edge), and the runtime knows nothing of the frontends.
+    files: ["src/linux/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/runtime/**", "**/kubernetes/**", "**/server/**", "**/cli/**"],
+              message: "src/linux is the kernel layer: it imports core, app ports, formats and linux only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/runtime/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/kubernetes/**", "**/server/**", "**/cli/**"],
+              message:
+                "src/runtime runs pods for the daemon: it imports core, app ports, formats and linux only.",
+            },
+          ],
+        },
       ],
     },
   },

@@ -1,10 +1,11 @@
 /**
  * Resource usage of one process as the kernel accounts it: CPU time from /proc/<pid>/stat and
- * memory from /proc/<pid>/status, read from outside (the measured process does nothing extra),
+ * memory from /proc/<pid>/status (stat parsed by the daemon's own `linux/procfs.ts`), read from outside (the measured process does nothing extra),
  * sampled on a fixed cadence and reduced to one CPU share per interval.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { parseProcStat } from "../src/linux/procfs.js";
 import { nowMs } from "./bench-stats.js";
 
 /** The kernel's USER_HZ: utime/stime are counted in these ticks (`getconf CLK_TCK`, 100 on Linux). */
@@ -37,17 +38,15 @@ function statusField(status: string, name: string): number {
 
 /** Reads /proc/<pid>/stat and /proc/<pid>/status; throws once the process is gone. */
 export function readProcSample(pid: number): ProcSample {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const text = readFileSync(`/proc/${pid}/stat`, "utf8");
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const atMs = nowMs();
-  // The command name (field 2) is in parentheses and may hold spaces: the fields after the last
-  // ")" start at field 3 (state); utime, stime, cutime and cstime are fields 14 to 17 (proc(5)).
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const field = (n: number): number => Number(rest[n - 3]);
+  const stat = parseProcStat(text);
+  if (stat === undefined) throw new Error(`/proc/${pid}/stat does not parse: ${text}`);
   return {
     atMs,
-    cpuTicks: field(14) + field(15),
-    childCpuTicks: field(16) + field(17),
+    cpuTicks: stat.cpuTicks,
+    childCpuTicks: stat.childCpuTicks,
     rssKiB: statusField(status, "VmRSS"),
     hwmKiB: statusField(status, "VmHWM"),
     threads: statusField(status, "Threads"),

@@ -15,7 +15,8 @@ import { ensureContainerCgroup } from "./pod-cgroups.js";
 import { volumeEnvName } from "./pod-paths.js";
 import type { PodProcesses } from "./pod-processes.js";
 import type { ContainerRecord, PodRecord } from "./pod-record.js";
-import { isSameProcessAlive, readProcStat } from "./proc-processes.js";
+import { readProcStat } from "../linux/procfs.js";
+import { isSameProcessAlive } from "./proc-processes.js";
 import { backoffStepsAfterRun, restartDelayMs, type BackoffPolicy } from "./restart-backoff.js";
 
 /** Exit code reported for a container whose process vanished untracked (SIGKILL's 137, as the kubelet reports it). */
@@ -159,7 +160,7 @@ export class ContainerSupervisor {
         c.oomKillsAtStart = oomKillsAtStart;
         c.exited = started.exited.then(() => undefined);
         void started.exited.then((exit) => this.#exited(record, c, generation, exit));
-        if (c.pid !== undefined) c.startTicks = (await readProcStat(c.pid))?.startTicks;
+        if (c.pid !== undefined) c.startTicks = (await readProcStat(c.pid))?.startTimeTicks;
         this.#logger.info(
           { pod: pod.key, container: name, pid: c.pid, restarts: c.restarts },
           "container started",

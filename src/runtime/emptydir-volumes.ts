@@ -3,10 +3,11 @@
  * mounts sized from sizeLimit and the pod's memory limit, unmounted when the pod is removed.
  */
 import { execFile } from "node:child_process";
-import { mkdir, readFile, realpath, rm } from "node:fs/promises";
+import { mkdir, realpath, rm } from "node:fs/promises";
 import type { Pod, Volume } from "../core/model.js";
 import { quantityValue } from "../core/quantity.js";
 import { AdapterError } from "../errors.js";
+import { readOwnMounts } from "../linux/procfs.js";
 import type { PodPaths } from "./pod-paths.js";
 
 /** tmpfs size when neither sizeLimit nor a pod memory limit says otherwise. */
@@ -33,11 +34,6 @@ function run(file: string, args: readonly string[]): Promise<void> {
   });
 }
 
-/** mountinfo escapes space, tab, newline and backslash as octal. */
-function unescapeOctal(text: string): string {
-  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
 /** mount(8) and umount(8), and /proc/self/mountinfo. */
 export const systemMounter: Mounter = {
   async mountTmpfs(dir, sizeBytes) {
@@ -53,11 +49,7 @@ export const systemMounter: Mounter = {
   },
   async isMountPoint(dir) {
     const real = await realpath(dir).catch(() => dir);
-    const info = await readFile("/proc/self/mountinfo", "utf8");
-    return info.split("\n").some((line) => {
-      const mountPoint = line.split(" ")[4];
-      return mountPoint !== undefined && unescapeOctal(mountPoint) === real;
-    });
+    return (await readOwnMounts()).some((m) => m.mountPoint === real);
   },
 };
 

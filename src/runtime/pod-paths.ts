@@ -1,4 +1,8 @@
-/** Where a pod lives on nodefs: `<stateDir>/pods/<uid>/{status.json,logs,containers,volumes}`. */
+/**
+ * Where a pod lives on nodefs: `<stateDir>/pods/<dir>/{status.json,logs,containers,volumes}`, where
+ * `<dir>` is {@link podDirName} of its UID. This is the only pod layout: the stats collector is
+ * handed these paths (`ProcessPodRuntime.statsTargets`) and computes none of its own.
+ */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 
@@ -28,7 +32,7 @@ export function volumeEnvName(volume: string): string {
 export class PodPaths {
   /** `<stateDir>/pods`. */
   readonly root: string;
-  /** `<stateDir>/pods/<uid>`. */
+  /** `<stateDir>/pods/<podDirName(uid)>`. */
   readonly dir: string;
   readonly name: string;
 

@@ -8,7 +8,8 @@ import { AdapterError } from "../errors.js";
 import type { CgroupDriver, CgroupRef } from "../linux/cgroups/cgroup-driver.js";
 import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
 import type { ContainerRecord, PodRecord, StuckProcess } from "./pod-record.js";
-import { isSameProcessAlive, processGroupMembers, readProcStat, signalQuietly } from "./proc-processes.js";
+import { readProcStat } from "../linux/procfs.js";
+import { isSameProcessAlive, processGroupMembers, signalQuietly } from "./proc-processes.js";
 
 /** Codes meaning "that cgroup is not there (any more)": it holds no process. */
 const GONE = new Set(["cgroup-not-found", "cgroup-no-node", "cgroup-outside-node"]);

@@ -53,7 +53,8 @@ export interface ContainerRecord {
   backoffSteps: number;
   cgroup: ContainerCgroup | undefined;
   pid: number | undefined;
-  startTicks: string | undefined;
+  /** The main process's start time in clock ticks after boot (`ProcStat.startTimeTicks`). */
+  startTicks: number | undefined;
   startedAt: number | undefined;
   finishedAt: number | undefined;
   exitCode: number | undefined;
@@ -199,7 +200,7 @@ function toPersistedContainer(c: ContainerRecord): PersistedContainer {
     restarts: c.restarts,
     backoffSteps: c.backoffSteps,
     ...(c.pid !== undefined && c.state === "running" ? { pid: c.pid } : {}),
-    ...(c.startTicks !== undefined && c.state === "running" ? { startTicks: c.startTicks } : {}),
+    ...(c.startTicks !== undefined && c.state === "running" ? { startTicks: String(c.startTicks) } : {}),
     ...(c.startedAt !== undefined ? { startedAt: c.startedAt } : {}),
     ...(c.finishedAt !== undefined ? { finishedAt: c.finishedAt } : {}),
     ...(c.exitCode !== undefined ? { exitCode: c.exitCode } : {}),
@@ -246,7 +247,9 @@ export function fromPersisted(status: PersistedPodStatus, stateDir: string): Pod
     c.restarts = saved.restarts;
     c.backoffSteps = saved.backoffSteps;
     c.pid = saved.pid;
-    c.startTicks = saved.startTicks;
+    // Persisted as a decimal string; one that is not a tick count identifies no process.
+    const ticks = saved.startTicks === undefined ? Number.NaN : Number(saved.startTicks);
+    c.startTicks = Number.isSafeInteger(ticks) ? ticks : undefined;
     c.startedAt = saved.startedAt;
     c.finishedAt = saved.finishedAt;
     c.exitCode = saved.exitCode;

@@ -17,7 +17,7 @@ import { createCgroupDriver } from "../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../linux/cgroups/detect-cgroups.js";
 import { systemMounter } from "./emptydir-volumes.js";
 import { ProcessPodRuntime, type GivenPodStatus } from "./pod-runtime.js";
-import { readProcStat } from "./proc-processes.js";
+import { readOwnMounts, readProcStat } from "../linux/procfs.js";
 import { parseManifestText } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
@@ -119,11 +119,9 @@ function manifest(name: string, spec: string): RunnablePod {
 
 /** Unmounts whatever is still mounted under `dir` (a failed test must not leave a tmpfs). */
 async function unmountUnder(dir: string): Promise<void> {
-  const info = await readFile("/proc/self/mountinfo", "utf8");
-  const points = info
-    .split("\n")
-    .map((l) => l.split(" ")[4])
-    .filter((p): p is string => p !== undefined && p.startsWith(`${dir}/`))
+  const points = (await readOwnMounts())
+    .map((m) => m.mountPoint)
+    .filter((p) => p.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
   for (const p of points) await systemMounter.unmount(p).catch(() => undefined);
 }
@@ -194,6 +192,71 @@ for (const mode of modes) {
       assert.ok(
         runtimes[0]?.capabilities.some((c) => (mode.cgroups ? /cgroup v[12]/ : /no cgroups/).test(c)),
       );
+    });
+
+    test("statsTargets: a pod whose UID is not a directory name is described where it really runs", async () => {
+      const rt = runtime();
+      const uid = `web.${++counter}`;
+      const p = pod(
+        `apiVersion: v1\nkind: Pod\nmetadata: { name: dotted, uid: ${uid} }\nspec:
+  volumes:
+  - name: scratch
+    emptyDir: {}
+  containers:
+  - name: app
+    command: [sh, -c, 'echo hi > "$EVICTD_VOLUME_SCRATCH/f"; echo hi; exec sleep 30']
+`,
+      );
+      await rt.start(p);
+      const paths = rt.podPaths(uid);
+      assert.ok(paths !== undefined);
+      assert.match(paths.name, /^web-\d+-[0-9a-f]{16}$/, "an unsafe UID gets a hashed directory name");
+      const target = await waitFor("app running, its start recorded and its output logged", async () => {
+        const t = (await rt.statsTargets()).find((x) => x.uid === uid);
+        const c = t?.containers[0];
+        return c?.startTime !== undefined && existsSync(c.logFile) && existsSync(paths.statusFile)
+          ? t
+          : undefined;
+      });
+      const recorded = JSON.parse(readFileSync(paths.statusFile, "utf8")) as {
+        startTime: string;
+        containers: { name: string; startedAt: number }[];
+      };
+      assert.deepEqual(
+        { name: target.name, namespace: target.namespace, startTime: target.startTime },
+        { name: "dotted", namespace: "default", startTime: Date.parse(recorded.startTime) },
+      );
+      const [app] = target.containers;
+      assert.ok(app !== undefined);
+      assert.equal(app.startTime, recorded.containers.find((c) => c.name === "app")?.startedAt);
+      // Every path is the runtime's own, and exists.
+      assert.equal(app.logFile, paths.log("app"));
+      assert.equal(app.rootfsDir, paths.rootfs("app"));
+      assert.deepEqual(target.volumes, [
+        { name: "scratch", kind: "emptyDir", medium: "", dir: paths.volume("scratch") },
+      ]);
+      for (const path of [app.logFile, app.rootfsDir, paths.volume("scratch")])
+        assert.ok(path.startsWith(`${paths.dir}/`) && existsSync(path), path);
+      // Its processes: the cgroups, or without them the container's main process.
+      const [procs] = await rt.podProcesses(p);
+      if (mode.cgroups) {
+        assert.deepEqual(target.cgroup, rt.podCgroups(uid)?.pod);
+        assert.deepEqual(app.cgroup, rt.podCgroups(uid)?.containers.get("app"));
+        assert.equal(app.pids, undefined);
+      } else {
+        assert.equal(target.cgroup, undefined);
+        assert.deepEqual(app.pids, procs?.pids);
+      }
+
+      await (
+        await rt.kill(p, 0, EVICTED)
+      ).done;
+      assert.deepEqual(
+        (await rt.statsTargets()).map((t) => t.uid),
+        [],
+        "a killed pod is no longer measured",
+      );
+      await rt.forget(p); // later tests restore this state dir: leave nothing of this pod behind
     });
 
     test("a 2-container pod: processes in their cgroups, logs, emptyDirs, tmpfs mounted and gone after removal", async () => {
@@ -268,12 +331,11 @@ for (const mode of modes) {
       }
 
       // medium Memory: a tmpfs of the sizeLimit.
-      const mountLine = (await readFile("/proc/self/mountinfo", "utf8"))
-        .split("\n")
-        .find((l) => l.split(" ")[4] === paths.volume("mem"));
+      const mount = (await readOwnMounts()).find((m) => m.mountPoint === paths.volume("mem"));
       if (isRoot) {
-        assert.ok(mountLine !== undefined, "tmpfs mounted");
-        assert.match(mountLine, / - tmpfs tmpfs .*size=8192k/);
+        assert.ok(mount !== undefined, "tmpfs mounted");
+        assert.equal(mount.fsType, "tmpfs");
+        assert.ok(mount.superOptions.includes("size=8192k"), mount.superOptions.join(","));
       }
 
       const killed = await rt.kill(p, 0, EVICTED);

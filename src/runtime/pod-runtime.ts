@@ -13,6 +13,7 @@ import { podQos } from "../core/pod/qos.js";
 import { AdapterError } from "../errors.js";
 import type { CgroupDriver, ContainerCgroup, PodCgroup } from "../linux/cgroups/cgroup-driver.js";
 import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
+import type { ActivePodInfo } from "../linux/node-stats/active-pod-info.js";
 import { collectDeadContainers, type GcReport } from "./container-gc.js";
 import { ContainerSupervisor, UNKNOWN_EXIT } from "./container-supervisor.js";
 import { setUpVolumes, systemMounter, tearDownVolumes, type Mounter } from "./emptydir-volumes.js";
@@ -34,8 +35,9 @@ import {
 } from "./pod-record.js";
 import { PodProcesses } from "./pod-processes.js";
 import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
-import { readProcStat } from "./proc-processes.js";
+import { readProcStat } from "../linux/procfs.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
+import { statsTarget } from "./stats-targets.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
 export type { GcReport } from "./container-gc.js";
@@ -119,7 +121,7 @@ export class ProcessPodRuntime implements PodsPort {
         ? "emptyDir volumes with medium Memory are tmpfs mounts"
         : "tmpfs cannot be mounted (not root): emptyDir volumes with medium Memory are plain directories on nodefs",
       "no container images: image garbage collection frees nothing",
-      `container output is appended to ${this.#stateDir}/pods/<uid>/logs/<container>.log`,
+      `container output is appended to ${this.#stateDir}/pods/<pod>/logs/<container>.log`,
     ];
   }
 
@@ -158,6 +160,22 @@ export class ProcessPodRuntime implements PodsPort {
     for (const c of record.containers)
       containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
     return { pod, containers };
+  }
+
+  /**
+   * What the stats collector measures for each active pod: the directories the pod really uses,
+   * the start times recorded here, and its cgroups (or, without cgroups, its containers' processes).
+   */
+  async statsTargets(): Promise<ActivePodInfo[]> {
+    const active = [...this.#pods.values()].filter((r) => !r.final && !r.terminating);
+    return Promise.all(
+      active.map(async (record) => {
+        const cgroups = this.podCgroups(record.pod.uid);
+        if (cgroups !== undefined) return statsTarget(record, { cgroups });
+        const processes = await this.podProcesses(record.pod);
+        return statsTarget(record, { pids: new Map(processes.map((p) => [p.container, p.pids])) });
+      }),
+    );
   }
 
   /** Where the pod's logs, writable directories and volumes are. */

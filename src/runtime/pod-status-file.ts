@@ -1,5 +1,5 @@
 /**
- * A pod's persisted status, `<stateDir>/pods/<uid>/status.json`: written atomically (temp file,
+ * A pod's persisted status, `<stateDir>/pods/<podDirName(uid)>/status.json`: written atomically (temp file,
  * fsync, rename) so a daemon killed mid-write leaves the old or the new file, never half of one;
  * read back after a restart so evicted, rejected and completed pods stay as they were.
  */

@@ -3,7 +3,9 @@
  * manifest dirs, optional tmpfs mounts), `evictd run` as a real child process whose JSON-line logs
  * are parsed as they arrive, /status and /metrics over HTTP, and a teardown that leaves nothing
  * behind even when the daemon or a test died half-way (leftover cgroups are emptied and removed,
- * tmpfs mounts unmounted). Nothing here imports the code under test.
+ * tmpfs mounts unmounted). Nothing here imports the code under test, except the daemon's own
+ * answer to "which cgroups is this process in" (a read of /proc, the same for the test as for the
+ * daemon it starts).
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -11,7 +13,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, posix } from "node:path";
+import { join } from "node:path";
+import { locateOwnCgroups } from "../../src/linux/cgroups/detect-cgroups.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -33,34 +36,13 @@ function readText(file: string): string {
   }
 }
 
-/** Where each hierarchy is mounted and where this process sits in it. */
+/**
+ * Where each hierarchy is mounted and where this process sits in it, as the daemon finds its own
+ * (the daemon runs as this process's child, in the same cgroups).
+ */
 export function ownCgroupDirs(): OwnCgroupDirs {
-  const mounts = new Map<string, string>();
-  for (const line of readText("/proc/self/mountinfo").split("\n")) {
-    const [left, right] = line.split(" - ");
-    if (left === undefined || right === undefined) continue;
-    const mountPoint = left.split(" ")[4];
-    const [fstype, , options] = right.split(" ");
-    if (mountPoint === undefined) continue;
-    if (fstype === "cgroup2") mounts.set("", mountPoint);
-    else if (fstype === "cgroup")
-      for (const o of (options ?? "").split(","))
-        if (o === "memory" || o === "pids") mounts.set(o, mountPoint);
-  }
-  const at = new Map<string, string>();
-  for (const line of readText("/proc/self/cgroup").split("\n")) {
-    const m = /^\d+:([^:]*):(.*)$/.exec(line);
-    if (m === null) continue;
-    for (const c of (m[1] ?? "").split(",")) at.set(c, m[2] ?? "/");
-  }
-  const dir = (controller: string): string | undefined => {
-    const mount = mounts.get(controller);
-    const path = at.get(controller);
-    return mount === undefined || path === undefined ? undefined : posix.join(mount, path);
-  };
-  const unified = dir("");
-  // On a pure v2 host memory and pids live in the unified directory.
-  return { memory: dir("memory") ?? unified, pids: dir("pids") ?? unified, unified };
+  const own = locateOwnCgroups();
+  return { memory: own.memory?.dir, pids: own.pids?.dir, unified: own.unified?.dir };
 }
 
 export { REPO_ROOT };

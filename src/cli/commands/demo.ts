@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LoggerPort } from "../../app/ports.js";
-import { runDaemon } from "./run-daemon.js";
+import { runDaemon } from "./run.js";
 import { EXIT } from "../../errors.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 

@@ -1,12 +1,276 @@
 /**
- * `evictd run --node FILE [--dry-run]`: the node daemon, until SIGINT or SIGTERM. Logs are JSON
- * lines on stdout (pino); every eviction's `msg` is a one-line human summary.
+ * `evictd run --node FILE [--dry-run]`: the node daemon, until SIGINT or SIGTERM, and its
+ * composition root. It reads the node file, builds the node's cgroup subtree, the pod runtime, the
+ * stats collector, the wake sources, the HTTP surface and the decision log, and runs the eviction
+ * loop until stopped. Decisions come from the pure engine; this file only wires adapters to ports.
+ * Logs are JSON lines on stdout (pino); every eviction's `msg` is a one-line human summary.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { pino } from "pino";
-import { runDaemon } from "./run-daemon.js";
+import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
+import type { LoggerPort, PodsPort, StatsPort, StatsSample } from "../../app/ports.js";
+import { systemClock } from "../system-clock.js";
+import type { DaemonSnapshot } from "../../app/node-view/snapshot.js";
+import { loadNodeSpec } from "../../formats/node-file.js";
+import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
+import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
+import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
+import { ManifestSource } from "../../runtime/manifest-source.js";
+import { DryRunPods } from "../../runtime/dry-run-pods.js";
+import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
+import type { RunnablePod } from "../../runtime/runnable-pod.js";
+import { LinuxSummaryCollector } from "../../linux/node-stats/index.js";
+import { admitPod, rejectedPodStatus } from "../../core/admission.js";
+import { IssueList } from "../../core/issues.js";
+import type { FilesystemLayout } from "../../core/model.js";
+import { currentRanking } from "../../core/rank/explain-ranking.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { EXIT } from "../../errors.js";
+import { DaemonMetrics } from "../../server/metrics.js";
+import { startHttpServer } from "../../server/http-server.js";
+import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
+import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
+import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
+export interface RunOptions {
+  readonly nodeFile: string;
+  readonly dryRun: boolean;
+  readonly logger: LoggerPort;
+  /** Stops the daemon (SIGINT/SIGTERM in the CLI). */
+  readonly signal: AbortSignal;
+  /** Tear down the node (kill every pod, remove cgroups) on exit, as the demo does. */
+  readonly cleanupOnExit?: boolean;
+  /** Called once the HTTP server listens (tests read the port from it). */
+  readonly onReady?: (info: { url: string; nodeCgroup: string | undefined }) => void;
+}
+
+/** Runs the daemon until `options.signal` aborts. */
+export async function runDaemon(options: RunOptions): Promise<void> {
+  const { logger: log } = options;
+  const { spec, warnings } = await loadNodeSpec(options.nodeFile);
+  for (const w of warnings) log.warn({ path: w.path, file: w.file }, w.message);
+  mkdirSync(spec.stateDir, { recursive: true });
+  mkdirSync(spec.manifestDir, { recursive: true });
+
+  const capabilities: string[] = [];
+  let driver: CgroupDriver | undefined;
+  let nodeCgroups: NodeCgroups | undefined;
+  const created = createCgroupDriver(await detectOwnCgroups());
+  const nodeName = `evictd-${spec.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 50)}`;
+  if (created.ok) {
+    driver = created.driver;
+    capabilities.push(...created.limitations);
+    // A node left behind by a previous run is adopted: its pods' processes keep running.
+    nodeCgroups = await driver.createNode({
+      name: nodeName,
+      adopt: true,
+      memoryLimitBytes: spec.capacity.memoryBytes,
+      ...(spec.capacity.pids !== undefined ? { pidsMax: Number(spec.capacity.pids) } : {}),
+      pods: {
+        memoryLimitBytes: spec.podsMemoryLimitBytes,
+        ...(spec.podsPidsLimit !== undefined ? { pidsMax: Number(spec.podsPidsLimit) } : {}),
+      },
+    });
+    capabilities.push(
+      `cgroup ${driver.api}: node at ${driver.directories(nodeCgroups.node).memory ?? nodeName}`,
+    );
+  } else {
+    capabilities.push(
+      `no cgroups (${created.reason}): processes are measured through /proc, limits are not enforced, and memory is watched by polling`,
+    );
+  }
+
+  const runtime = new ProcessPodRuntime({ cgroups: driver, node: spec, clock: systemClock, logger: log });
+  await runtime.loadPersisted();
+  capabilities.push(...runtime.capabilities);
+
+  const collector = new LinuxSummaryCollector({
+    node: spec,
+    ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
+  });
+  let lastSample: StatsSample | undefined;
+  const stats: StatsPort = {
+    collect: async () => {
+      const raw = await collector.collect(await runtime.statsTargets());
+      const issues = new IssueList();
+      const summary = decodeSummary(raw, "summary", systemClock.now(), issues);
+      if (summary === undefined)
+        throw new Error(
+          `collected stats do not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        );
+      lastSample = { raw, summary };
+      return lastSample;
+    },
+  };
+
+  const pods: PodsPort = options.dryRun
+    ? new DryRunPods({ pods: runtime, clock: systemClock, logger: log })
+    : runtime;
+  if (options.dryRun) capabilities.push("dry run: decisions are logged and exported, no pod is killed");
+
+  // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.
+  const plan = planWakeSources({
+    notifications: spec.notifications,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    thresholds: spec.eviction.thresholds,
+    cgroups: driver && nodeCgroups ? { driver, node: nodeCgroups } : undefined,
+  });
+  capabilities.push(...plan.capabilities);
+  const wake = new NotificationWakePort({
+    sources: plan.thresholds,
+    others: plan.others,
+    now: () => systemClock.now(),
+    onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed"),
+  });
+
+  const metrics = new DaemonMetrics();
+  const startedAt = systemClock.now();
+  const journal = new StepJournal({
+    metrics,
+    log,
+    thresholds: spec.eviction.thresholds,
+    startedAt,
+    decisionLog: join(spec.stateDir, "decisions.jsonl"),
+  });
+  const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
+  let lastStep: LoopStep | undefined;
+
+  const snapshot = (): DaemonSnapshot => {
+    const report = lastStep?.report;
+    const ranking = currentRanking(report, layout, runtime.activePods(), lastSample?.summary);
+    return {
+      node: spec,
+      startedAt,
+      now: systemClock.now(),
+      capabilities,
+      conditions: loop.engineState.nodeConditions,
+      ...(report !== undefined ? { lastReport: report } : {}),
+      ...(lastSample !== undefined ? { summary: lastSample.raw } : {}),
+      pods: runtime.statusViews(),
+      ...(ranking !== undefined ? { ranking } : {}),
+      evictions: journal.evictions,
+      evictionCounts: journal.evictionCounts,
+    };
+  };
+
+  const loop = new EvictionLoop({
+    config: spec.eviction,
+    layout,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    resyncAfterEviction: !options.dryRun,
+    stats,
+    pods,
+    wake,
+    clock: systemClock,
+    log,
+    onStep: (step) => {
+      lastStep = step;
+      journal.record(step);
+      metrics.setPods(runtime.statusViews());
+    },
+  });
+
+  // New pods go through admission against the conditions the loop reports now.
+  const manifests = new ManifestSource({
+    dir: spec.manifestDir,
+    logger: log,
+    listener: {
+      added: (pod: RunnablePod) => {
+        const verdict = admitPod(pod, loop.engineState.nodeConditions);
+        const action = verdict.admit
+          ? runtime.start(pod)
+          : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
+        if (!verdict.admit)
+          log.warn(
+            { pod: pod.key, reason: verdict.reason },
+            `rejected ${pod.key}: ${verdict.message.trim()}`,
+          );
+        action.catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"));
+      },
+      removed: (pod: RunnablePod) => {
+        void runtime
+          .kill(pod, pod.terminationGracePeriodSeconds, {
+            phase: "Failed",
+            reason: "Deleted",
+            message: "The pod manifest was removed",
+            conditions: [],
+          })
+          .then(
+            async (k) => {
+              await k.done;
+              await runtime.forget(pod);
+            },
+            (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
+          );
+      },
+      changed: (previous: RunnablePod, next: RunnablePod) => {
+        log.info({ pod: next.key }, "manifest changed: restarting the pod");
+        void runtime
+          .kill(previous, previous.terminationGracePeriodSeconds, {
+            phase: "Failed",
+            reason: "Replaced",
+            message: "The pod manifest changed",
+            conditions: [],
+          })
+          .then(
+            async (k) => {
+              await k.done;
+              await runtime.forget(previous);
+              await runtime.start(next);
+            },
+            (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
+          );
+      },
+      errors: (errs) => {
+        for (const e of errs)
+          log.warn({ file: e.file }, `bad pod manifest: ${e.issues.map((i) => i.message).join("; ")}`);
+      },
+    },
+  });
+
+  const server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
+  log.info(
+    { url: server.url, node: spec.name, capabilities },
+    `evictd running node ${spec.name}; ${server.url}/status`,
+  );
+  await manifests.start();
+  options.onReady?.({
+    url: server.url,
+    nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
+  });
+
+  try {
+    await loop.run(options.signal);
+  } finally {
+    manifests.stop();
+    await wake.stop();
+    await server.close();
+    if (options.cleanupOnExit === true) {
+      if (driver !== undefined) {
+        // The subtree is killed from outside the runtime: its containers must not be restarted.
+        runtime.stopRestarts();
+        await driver.destroyNode();
+      } else {
+        // Without cgroups there is no subtree to kill at once: stop every pod's process group.
+        const stopped = {
+          phase: "Failed" as const,
+          reason: "NodeShutdown",
+          message: "The node is shutting down",
+          conditions: [],
+        };
+        const kills = await Promise.all(runtime.activePods().map((p) => runtime.kill(p, 1, stopped)));
+        await Promise.all(kills.map((k) => k.done));
+      }
+      await runtime.releaseAll();
+    }
+    await runtime.close();
+    log.info({}, "evictd stopped");
+  }
+}
+
+/** The `run` verb: the daemon with pino logs on stdout, stopped by SIGINT or SIGTERM. */
 export async function runCommand(opts: {
   node: string;
   dryRun: boolean;

@@ -1,10 +1,18 @@
-/** Detection over recorded /proc/self/cgroup and mountinfo files of typical hosts, and the driver it leads to. */
+/** Detection over recorded /proc/self/cgroup and mountinfo files of typical hosts, the driver it leads to, and detection on this host. */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { CgroupV1Driver } from "./cgroup-v1-driver.js";
 import { CgroupV2Driver } from "./cgroup-v2-driver.js";
 import { createCgroupDriver } from "./create-cgroup-driver.js";
-import { detectCgroups, unifiedOwnDir, type DetectionInput } from "./detect-cgroups.js";
+import {
+  detectCgroups,
+  detectOwnCgroups,
+  locateOwnCgroups,
+  unifiedOwnDir,
+  type DetectionInput,
+} from "./detect-cgroups.js";
 
 /** This machine: v1 controllers plus a cgroup2 mount at /sys/fs/cgroup/unified with only hugetlb. */
 const HYBRID_MOUNTINFO = `22 27 0:21 / /proc rw,relatime - proc proc rw
@@ -247,5 +255,28 @@ describe("detectCgroups", () => {
       }),
     );
     assert.ok(v2NoPids.ok && !v2NoPids.driver.hasPids);
+  });
+});
+
+describe("on this host", () => {
+  const own = locateOwnCgroups();
+  const holdsThisProcess = (dir: string): boolean =>
+    readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").includes(String(process.pid));
+
+  test("every cgroup found is a directory that lists this process", { skip: own.version === "none" }, () => {
+    const dirs = [own.memory?.dir, own.pids?.dir, own.unified?.dir].filter((d) => d !== undefined);
+    assert.ok(dirs.length > 0, JSON.stringify(own));
+    for (const dir of dirs) {
+      assert.ok(existsSync(join(dir, "cgroup.procs")), `${dir} is not a cgroup directory`);
+      assert.ok(holdsThisProcess(dir), `${dir}/cgroup.procs does not list pid ${process.pid}`);
+    }
+  });
+
+  test("the synchronous and the asynchronous detection find the same cgroups", async () => {
+    const probed = await detectOwnCgroups();
+    assert.deepEqual(
+      [probed.version, probed.memory, probed.pids, probed.unified],
+      [own.version, own.memory, own.pids, own.unified],
+    );
   });
 });

@@ -1,7 +1,8 @@
 /** Finds the daemon's own cgroups (v1, v2 or hybrid) from /proc/self/cgroup and /proc/self/mountinfo, and says whether it can manage them. */
-import { constants } from "node:fs";
-import { access, readFile } from "node:fs/promises";
+import { constants, readFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { posix } from "node:path";
+import { parseMountinfo, type MountInfo } from "../procfs.js";
 
 /** The host's cgroup setup: v1 controllers only, the unified hierarchy only, both, or nothing mounted. */
 export type CgroupVersion = "v1" | "v2" | "hybrid" | "none";
@@ -51,39 +52,9 @@ export interface DetectionInput {
   readonly writable?: (dir: string) => boolean;
 }
 
-interface Mount {
-  readonly root: string;
-  readonly mountPoint: string;
-  readonly fsType: string;
-  readonly superOptions: readonly string[];
-  readonly readOnly: boolean;
-}
-
-/** mountinfo escapes space, tab, newline and backslash as octal (`\040`). */
-function unescapeOctal(text: string): string {
-  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-}
-
-/** The cgroup mounts of a mountinfo file (proc(5): `id parent dev root mountpoint options [optional...] - fstype source superoptions`). */
-function parseMountinfo(text: string): Mount[] {
-  const mounts: Mount[] = [];
-  for (const line of text.split("\n")) {
-    const fields = line.trim().split(" ");
-    const dash = fields.indexOf("-");
-    if (dash < 6) continue;
-    const fsType = fields[dash + 1];
-    if (fsType !== "cgroup" && fsType !== "cgroup2") continue;
-    const mountOptions = (fields[5] ?? "").split(",");
-    const superOptions = (fields[dash + 3] ?? "").split(",");
-    mounts.push({
-      root: unescapeOctal(fields[3] ?? "/"),
-      mountPoint: unescapeOctal(fields[4] ?? ""),
-      fsType,
-      superOptions,
-      readOnly: mountOptions.includes("ro") || superOptions.includes("ro"),
-    });
-  }
-  return mounts;
+/** The cgroup and cgroup2 mounts of a mountinfo file. */
+function cgroupMounts(mountinfo: string): MountInfo[] {
+  return parseMountinfo(mountinfo).filter((m) => m.fsType === "cgroup" || m.fsType === "cgroup2");
 }
 
 /** /proc/self/cgroup: `hierarchy-id:controller,list:path`; the v2 line is `0::path`. */
@@ -107,7 +78,7 @@ function parseProcCgroup(text: string): { v1: Map<string, string>; v2: string | 
  * and the mount may expose only a subtree (`root` in mountinfo, as inside containers without a
  * cgroup namespace), so the mount root is stripped as runc's libcontainer does.
  */
-function locate(mount: Mount, path: string, api: "v1" | "v2"): OwnCgroup | string {
+function locate(mount: MountInfo, path: string, api: "v1" | "v2"): OwnCgroup | string {
   let ownPath: string;
   if (mount.root === "/") ownPath = path;
   else if (path === mount.root) ownPath = "/";
@@ -121,7 +92,7 @@ function locate(mount: Mount, path: string, api: "v1" | "v2"): OwnCgroup | strin
 /** Where the own cgroup2 directory is (whose `cgroup.controllers` {@link detectCgroups} wants), if any. */
 export function unifiedOwnDir(procSelfCgroup: string, mountinfo: string): string | undefined {
   const own = parseProcCgroup(procSelfCgroup).v2;
-  const mount = parseMountinfo(mountinfo).find((m) => m.fsType === "cgroup2");
+  const mount = cgroupMounts(mountinfo).find((m) => m.fsType === "cgroup2");
   if (own === undefined || mount === undefined) return undefined;
   const located = locate(mount, own, "v2");
   return typeof located === "string" ? undefined : located.dir;
@@ -129,7 +100,7 @@ export function unifiedOwnDir(procSelfCgroup: string, mountinfo: string): string
 
 /** Locates the memory and pids controllers (v1 hierarchy first, else the unified one) and decides whether they can be managed. */
 export function detectCgroups(input: DetectionInput): CgroupDetection {
-  const mounts = parseMountinfo(input.mountinfo);
+  const mounts = cgroupMounts(input.mountinfo);
   const own = parseProcCgroup(input.procSelfCgroup);
   const hasV1 = mounts.some((m) => m.fsType === "cgroup");
   const v2Mount = mounts.find((m) => m.fsType === "cgroup2");
@@ -213,25 +184,47 @@ function verdict(
   return { ok: true, api: memory.api, limitations };
 }
 
-/** Detection on this host: reads /proc/self/cgroup, /proc/self/mountinfo and the own cgroup2 `cgroup.controllers`. */
-export async function detectOwnCgroups(): Promise<CgroupDetection> {
-  const [procSelfCgroup, mountinfo] = await Promise.all([
-    readFile("/proc/self/cgroup", "utf8").catch(() => ""),
-    readFile("/proc/self/mountinfo", "utf8").catch(() => ""),
-  ]);
+function readOr(file: string, fallback: string | undefined): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * What detection reads on this host: /proc/self/cgroup, /proc/self/mountinfo and the own cgroup2
+ * `cgroup.controllers`. Synchronously, because all three are generated from kernel memory and
+ * never wait for a disk, and so that test setup can ask at module load.
+ */
+function readOwnDetectionInput(): DetectionInput {
+  const procSelfCgroup = readOr("/proc/self/cgroup", "") ?? "";
+  const mountinfo = readOr("/proc/self/mountinfo", "") ?? "";
   const unifiedDir = unifiedOwnDir(procSelfCgroup, mountinfo);
   const unifiedControllers =
-    unifiedDir === undefined
-      ? undefined
-      : await readFile(posix.join(unifiedDir, "cgroup.controllers"), "utf8").catch(() => undefined);
-  // Writability is probed up front so the verdict is synchronous and pure over its inputs.
-  const first = detectCgroups({
+    unifiedDir === undefined ? undefined : readOr(posix.join(unifiedDir, "cgroup.controllers"), undefined);
+  return {
     procSelfCgroup,
     mountinfo,
     euid: process.geteuid?.() ?? -1,
     ...(unifiedControllers === undefined ? {} : { unifiedControllers }),
-  });
-  const probe = first.memory?.dir;
+  };
+}
+
+/**
+ * Which cgroups this process is in on this host (memory, pids, the cgroup2 directory), without
+ * probing whether it may write there (the verdict assumes only root may). For callers that need
+ * the answer synchronously, such as test suites deciding at load time whether they can run.
+ */
+export function locateOwnCgroups(): CgroupDetection {
+  return detectCgroups(readOwnDetectionInput());
+}
+
+/** Detection on this host, with the verdict based on whether the memory cgroup directory is actually writable. */
+export async function detectOwnCgroups(): Promise<CgroupDetection> {
+  const input = readOwnDetectionInput();
+  // Writability is probed up front so the verdict is synchronous and pure over its inputs.
+  const probe = detectCgroups(input).memory?.dir;
   const writableDir =
     probe === undefined
       ? false
@@ -239,11 +232,5 @@ export async function detectOwnCgroups(): Promise<CgroupDetection> {
           () => true,
           () => false,
         );
-  return detectCgroups({
-    procSelfCgroup,
-    mountinfo,
-    euid: process.geteuid?.() ?? -1,
-    ...(unifiedControllers === undefined ? {} : { unifiedControllers }),
-    writable: (dir) => dir === probe && writableDir,
-  });
+  return detectCgroups({ ...input, writable: (dir) => dir === probe && writableDir });
 }

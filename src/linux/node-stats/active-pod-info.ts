@@ -1,4 +1,8 @@
-/** What the stats collector needs to know about each running pod: identity, where its processes are, and where its files are. */
+/**
+ * What the stats collector needs to know about each running pod: identity, start times, where its
+ * processes are, and where its files are. The pod runtime owns the on-disk layout and hands the
+ * collector each path; the collector measures what it is given and computes no path itself.
+ */
 import type { CgroupRef } from "../cgroups/cgroup-driver.js";
 import type { EpochMs, VolumeKind } from "../../core/model.js";
 
@@ -11,6 +15,10 @@ export interface ActiveContainerInfo {
   readonly pids?: readonly number[];
   /** When it started (epoch ms); reported as the container's `startTime`. */
   readonly startTime?: EpochMs;
+  /** Its writable directory (its "writable layer"), measured as its `rootfs`; may not exist yet. */
+  readonly rootfsDir: string;
+  /** Its live log file; rotated copies are `<logFile>.<suffix>` in the same directory. */
+  readonly logFile: string;
 }
 
 /** One volume of an active pod, as the pod spec declares it. */
@@ -19,12 +27,11 @@ export interface ActiveVolumeInfo {
   readonly kind: VolumeKind;
   /** emptyDir only: `Memory` for a tmpfs-backed volume, "" or absent for the node's disk. */
   readonly medium?: string;
+  /** The directory holding its contents. */
+  readonly dir: string;
 }
 
-/**
- * An active pod. Its files follow the pod runtime's layout under `dir` (see `podPaths`):
- * `logs/<container>.log`, `volumes/<name>/`, `containers/<name>/rootfs/`.
- */
+/** An active pod, as the pod runtime describes it (`ProcessPodRuntime.statsTargets`). */
 export interface ActivePodInfo {
   readonly uid: string;
   readonly name: string;
@@ -35,6 +42,4 @@ export interface ActivePodInfo {
   readonly cgroup?: CgroupRef;
   readonly containers: readonly ActiveContainerInfo[];
   readonly volumes: readonly ActiveVolumeInfo[];
-  /** `<stateDir>/pods/<uid>`: the pod's directory on nodefs. */
-  readonly dir: string;
 }

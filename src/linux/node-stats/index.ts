@@ -1,6 +1,5 @@
 /** The Linux stats source: a Summary API object built from cgroups, statfs and /proc. */
 export type { ActiveContainerInfo, ActivePodInfo, ActiveVolumeInfo } from "./active-pod-info.js";
-export { podDir, podPaths, type PodPaths } from "./pod-paths.js";
 export {
   LinuxSummaryCollector,
   type CgroupStatsReader,

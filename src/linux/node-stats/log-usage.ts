@@ -1,13 +1,13 @@
-/** Allocated bytes and inodes of a pod's log files, per file, measured like the kubelet's du-style volume walk. */
+/** Allocated bytes and inodes of a pod's log files, per file, measured like the kubelet's du-style volume walk; and which files belong to which container. */
 import type { Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { errnoCode } from "../../errors.js";
 
-/** File name in `logs/` → its allocated bytes and inode (1). */
+/** File name in a log directory → its allocated bytes and inode (1). */
 export type LogUsage = ReadonlyMap<string, { readonly bytes: bigint; readonly inodes: bigint }>;
 
 /**
- * Each regular file in a pod's `logs/` directory (empty when it does not exist yet). Allocated
+ * Each regular file in a pod's log directory (empty when it does not exist yet). Allocated
  * blocks × 512, as for every other disk figure: a log written with holes or preallocated costs
  * what it occupies. Files deleted during the scan are left out.
  */
@@ -34,4 +34,9 @@ export async function measureLogs(dir: string): Promise<LogUsage> {
     if (st !== undefined && st.isFile()) out.set(name, { bytes: BigInt(st.blocks * 512), inodes: 1n });
   }
   return out;
+}
+
+/** Whether `file` (a name in a log directory) is the live log named `live` or a rotated copy of it (`<live>.<suffix>`). */
+export function isLogOf(file: string, live: string): boolean {
+  return file === live || file.startsWith(`${live}.`);
 }

@@ -1,10 +1,10 @@
 /** A pod's disk use, as the kubelet's stats provider reports it: each container's rootfs and logs, each volume, and their ephemeral-storage sum. */
+import { basename, dirname } from "node:path";
 import type { VolumeKind } from "../../core/model.js";
 import type { ActivePodInfo, ActiveVolumeInfo } from "./active-pod-info.js";
 import { measureDirectory, type DirectoryUsage } from "./directory-usage.js";
 import { isMountPoint, statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
-import { measureLogs, type LogUsage } from "./log-usage.js";
-import { isLogOf, podPaths } from "./pod-paths.js";
+import { isLogOf, measureLogs, type LogUsage } from "./log-usage.js";
 import { UsageCache, type NsClock } from "./usage-cache.js";
 
 /** Bytes and inodes of one thing, and when they were measured (epoch ns). */
@@ -30,7 +30,7 @@ export interface PodDisk {
   readonly ephemeral: Usage;
 }
 
-/** Volume kinds whose contents live in `volumes/<name>/` and are measured (hostPath has no metrics upstream either). */
+/** Volume kinds whose contents live in a directory and are measured (hostPath has no metrics upstream either). */
 const MEASURED: ReadonlySet<VolumeKind> = new Set([
   "emptyDir",
   "configMap",
@@ -72,13 +72,15 @@ export class PodDiskMeter {
   }
 
   async measure(pod: ActivePodInfo): Promise<PodDisk> {
-    const paths = podPaths(pod.dir);
+    // Containers' logs usually share one directory: each directory is listed once.
+    const logDirs = [...new Set(pod.containers.map((c) => dirname(c.logFile)))];
     const [logs, rootfs, volumes] = await Promise.all([
-      this.#logs.get(paths.logsDir, () => measureLogs(paths.logsDir)),
-      Promise.all(pod.containers.map((c) => this.#walk(paths.rootfs(c.name)))),
-      Promise.all(pod.volumes.map((v) => this.#volume(v, paths.volume(v.name)))),
+      Promise.all(logDirs.map((dir) => this.#logs.get(dir, () => measureLogs(dir)))),
+      Promise.all(pod.containers.map((c) => this.#walk(c.rootfsDir))),
+      Promise.all(pod.volumes.map((v) => this.#volume(v))),
     ]);
-    const sum = { bytes: 0n, inodes: 0n, atNs: logs.atNs };
+    const logsByDir = new Map(logDirs.map((dir, i) => [dir, logs[i]]));
+    const sum = { bytes: 0n, inodes: 0n, atNs: logs[0]?.atNs ?? this.#clock.nowNs() };
     const add = (u: Usage): void => {
       sum.bytes += u.bytes;
       sum.inodes += u.inodes;
@@ -95,12 +97,14 @@ export class PodDiskMeter {
       }
       let bytes = 0n;
       let inodes = 0n;
-      for (const [file, usage] of logs.value) {
-        if (!isLogOf(file, c.name)) continue;
+      const dirLogs = logsByDir.get(dirname(c.logFile));
+      const live = basename(c.logFile);
+      for (const [file, usage] of dirLogs?.value ?? []) {
+        if (!isLogOf(file, live)) continue;
         bytes += usage.bytes;
         inodes += usage.inodes;
       }
-      const log = { bytes, inodes, atNs: logs.atNs };
+      const log = { bytes, inodes, atNs: dirLogs?.atNs ?? sum.atNs };
       logsOut.set(c.name, log);
       add(log);
     });
@@ -127,8 +131,9 @@ export class PodDiskMeter {
     return { bytes: timed.value.bytes, inodes: timed.value.inodes, atNs: timed.atNs };
   }
 
-  async #volume(v: ActiveVolumeInfo, dir: string): Promise<VolumeUsage | undefined> {
+  async #volume(v: ActiveVolumeInfo): Promise<VolumeUsage | undefined> {
     if (!MEASURED.has(v.kind)) return undefined;
+    const dir = v.dir;
     if (v.kind === "emptyDir" && v.medium === "Memory" && (await isMountPoint(dir)) === true) {
       const ownFs = await statFilesystem(dir).catch(() => undefined); // unmounted meanwhile: the pod is going
       if (ownFs === undefined) return undefined;

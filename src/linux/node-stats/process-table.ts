@@ -1,7 +1,7 @@
 /** A snapshot of /proc's processes (pid, parent, threads, state), for measuring pods when the node runs without cgroups. */
 import { readdirSync, readFileSync } from "node:fs";
 import { AdapterError, errnoCode } from "../../errors.js";
-import { parseProcStat, parseStatm, type ProcStat } from "./proc-readers.js";
+import { parseProcStat, parseStatm, type ProcStat } from "../procfs.js";
 
 /**
  * Reads a /proc file, or undefined when the process has exited meanwhile. Synchronously: procfs

@@ -20,7 +20,7 @@ import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { spawnInCgroups } from "../cgroups/spawn-in-cgroup.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
-import { podDir } from "./pod-paths.js";
+import { testPodFiles } from "./testing/test-pod-files.js";
 import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
 
 const MiB = 1024 * 1024;
@@ -109,7 +109,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
     const uid = "live-stats-0001";
     pod = await driver.createPod(uid, "Burstable");
     app = await driver.createContainer(pod, "app");
-    const dir = podDir(stateDir, uid);
+    const files = testPodFiles(stateDir, uid);
+    const dir = files.dir;
     for (const d of ["logs", "volumes/scratch", "containers/app/rootfs"])
       await mkdir(join(dir, d), { recursive: true });
     // The emptyDir: one 10 MiB file and 100 small ones, written by the test (only the disk figures matter).
@@ -130,12 +131,11 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
       namespace: "default",
       startTime: Date.now(),
       cgroup: pod,
-      containers: [{ name: "app", cgroup: app }],
+      containers: [files.container({ name: "app", cgroup: app })],
       volumes: [
-        { name: "scratch", kind: "emptyDir" },
-        { name: "ram", kind: "emptyDir", medium: "Memory" },
+        files.volume({ name: "scratch", kind: "emptyDir" }),
+        files.volume({ name: "ram", kind: "emptyDir", medium: "Memory" }),
       ],
-      dir,
     };
   });
 
@@ -251,7 +251,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
     const shell = children[0]?.pid;
     assert.ok(shell !== undefined);
     const { cgroup: _cgroup, ...rest } = info;
-    const raw = await collector.collect([{ ...rest, containers: [{ name: "app", pids: [shell] }] }]);
+    const app0 = testPodFiles(spec.stateDir, info.uid).container({ name: "app", pids: [shell] });
+    const raw = await collector.collect([{ ...rest, containers: [app0] }]);
     const p = raw.pods[0];
     assert.ok(Number(p?.memory?.workingSetBytes) >= 30 * MiB, `rss ${p?.memory?.workingSetBytes}`);
     assert.equal(p?.process_stats?.process_count, 2); // sh and its sleep, one thread each
@@ -267,7 +268,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
       const uid = `bench-${String(i).padStart(4, "0")}`;
       const podCgroup = await driver.createPod(uid, i % 2 === 0 ? "Burstable" : "BestEffort");
       const c = await driver.createContainer(podCgroup, "main");
-      const dir = podDir(spec.stateDir, uid);
+      const files = testPodFiles(spec.stateDir, uid);
+      const dir = files.dir;
       await mkdir(join(dir, "logs"), { recursive: true });
       await mkdir(join(dir, "volumes", "data"), { recursive: true });
       await mkdir(join(dir, "containers", "main", "rootfs"), { recursive: true });
@@ -280,9 +282,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
         name: uid,
         namespace: "bench",
         cgroup: podCgroup,
-        containers: [{ name: "main", cgroup: c }],
-        volumes: [{ name: "data", kind: "emptyDir" }],
-        dir,
+        containers: [files.container({ name: "main", cgroup: c })],
+        volumes: [files.volume({ name: "data", kind: "emptyDir" })],
       });
     }
     // Wait until every sleep has joined its cgroup.

@@ -17,7 +17,7 @@ import { validateSummary } from "../../core/summary/validate-summary.js";
 import { AdapterError } from "../../errors.js";
 import type { CgroupDirectories, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
-import { podDir } from "./pod-paths.js";
+import { testPodFiles } from "./testing/test-pod-files.js";
 import {
   LinuxSummaryCollector,
   type CgroupStatsReader,
@@ -172,7 +172,8 @@ for (const api of ["v1", "v2"] as const)
 
     before(async () => {
       stateDir = join(root, `with-cgroups-${api}`);
-      const dir = podDir(stateDir, UID);
+      const files = testPodFiles(stateDir, UID);
+      const dir = files.dir;
       await mkdir(join(dir, "logs"), { recursive: true });
       await fill(join(dir, "logs", "app.log"), 64 * 1024);
       await fill(join(dir, "logs", "app.log.1"), 32 * 1024); // rotated copy, still the container's
@@ -192,21 +193,20 @@ for (const api of ["v1", "v2"] as const)
         startTime: 1_782_468_000_000,
         cgroup: POD,
         containers: [
-          {
+          files.container({
             name: "app",
             cgroup: { kind: "container", path: `${POD.path}/app` },
             startTime: 1_782_468_001_000,
-          },
-          { name: "sidecar", cgroup: { kind: "container", path: `${POD.path}/sidecar` } },
+          }),
+          files.container({ name: "sidecar", cgroup: { kind: "container", path: `${POD.path}/sidecar` } }),
         ],
         volumes: [
-          { name: "cache", kind: "emptyDir" },
-          { name: "config", kind: "configMap" },
-          { name: "token", kind: "secret" },
-          { name: "shm", kind: "emptyDir", medium: "Memory" },
-          { name: "host", kind: "hostPath" },
+          files.volume({ name: "cache", kind: "emptyDir" }),
+          files.volume({ name: "config", kind: "configMap" }),
+          files.volume({ name: "token", kind: "secret" }),
+          files.volume({ name: "shm", kind: "emptyDir", medium: "Memory" }),
+          files.volume({ name: "host", kind: "hostPath" }),
         ],
-        dir,
       };
       cgroups = await fakeCgroups(api, true);
     });
@@ -328,8 +328,13 @@ for (const api of ["v1", "v2"] as const)
         ...pod,
         uid: "ghost",
         cgroup: { kind: "pod", path: "n1/pods/podghost" },
-        containers: [{ name: "x", cgroup: { kind: "container", path: "n1/pods/podghost/x" } }],
-        dir: podDir(stateDir, "ghost"),
+        containers: [
+          testPodFiles(stateDir, "ghost").container({
+            name: "x",
+            cgroup: { kind: "container", path: "n1/pods/podghost/x" },
+          }),
+        ],
+        volumes: pod.volumes.map((v) => testPodFiles(stateDir, "ghost").volume(v)),
       };
       const raw = await collector.collect([ghost]);
       const p = raw.pods[0];
@@ -349,7 +354,7 @@ for (const api of ["v1", "v2"] as const)
         clock,
         diskTtlMs: 1000,
       });
-      const log = join(pod.dir, "logs", "sidecar.log");
+      const log = testPodFiles(stateDir, UID).logFile("sidecar");
       const first = used((await collector.collect([pod])).pods[0]?.containers[1]?.logs);
       await fill(log, 256 * 1024);
       clock.advanceMs(500);
@@ -448,17 +453,15 @@ describe("LinuxSummaryCollector without cgroups (fixture /proc)", () => {
       uid: "p1",
       name: "a",
       namespace: "default",
-      containers: [{ name: "main", pids: [100] }],
+      containers: [testPodFiles(stateDir, "p1").container({ name: "main", pids: [100] })],
       volumes: [],
-      dir: podDir(stateDir, "p1"),
     },
     {
       uid: "p2",
       name: "b",
       namespace: "default",
-      containers: [{ name: "main", pids: [300, 999] }],
+      containers: [testPodFiles(stateDir, "p2").container({ name: "main", pids: [300, 999] })],
       volumes: [],
-      dir: podDir(stateDir, "p2"),
     },
   ];
 

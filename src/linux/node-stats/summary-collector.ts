@@ -13,7 +13,7 @@ import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { NanoClock } from "./nano-clock.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
 import { ProcessTable, readProcFile } from "./process-table.js";
-import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "./proc-readers.js";
+import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "../procfs.js";
 import { formatRfc3339Ms, formatRfc3339Nano } from "./rfc3339-nano.js";
 import {
   counter,

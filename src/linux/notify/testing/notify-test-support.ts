@@ -1,7 +1,8 @@
-/** Shared by the notify tests: open-fd counting, this process's v1 memory cgroup, and scratch cgroups. */
+/** Shared by the notify tests: open-fd counting, this process's cgroups (as the daemon finds its own), and scratch cgroups. */
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { locateOwnCgroups } from "../../cgroups/detect-cgroups.js";
 
 /** Number of descriptors this process holds right now. */
 export function openFdCount(): number {
@@ -10,28 +11,15 @@ export function openFdCount(): number {
 
 /** This process's cgroup v1 memory cgroup directory, or undefined if there is no v1 memory controller. */
 export function ownMemoryCgroupV1(): string | undefined {
-  const root = "/sys/fs/cgroup/memory";
-  if (!fs.existsSync(path.join(root, "memory.usage_in_bytes"))) return undefined;
-  for (const line of fs.readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
-    const [, controllers, relative] = line.split(":");
-    if (controllers?.split(",").includes("memory") === true && relative !== undefined)
-      return path.join(root, relative);
-  }
-  return undefined;
+  const memory = locateOwnCgroups().memory;
+  if (memory?.api !== "v1" || !fs.existsSync(path.join(memory.dir, "memory.usage_in_bytes")))
+    return undefined;
+  return memory.dir;
 }
 
-/** This process's cgroup v2 directory on the hybrid `unified` mount (or the v2 root mount). */
+/** This process's cgroup v2 directory (on the hybrid `unified` mount, or the v2 root mount). */
 export function ownCgroupV2(): string | undefined {
-  const mount = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"].find(
-    (m) =>
-      fs.existsSync(path.join(m, "cgroup.procs")) && fs.existsSync(path.join(m, "cgroup.subtree_control")),
-  );
-  if (mount === undefined) return undefined;
-  const line = fs
-    .readFileSync("/proc/self/cgroup", "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("0::"));
-  return line === undefined ? undefined : path.join(mount, line.slice(3));
+  return locateOwnCgroups().unified?.dir;
 }
 
 /** Creates `<parent>/<prefix>-<pid>-<n>`; undefined (with the reason) if the kernel refuses. */

@@ -1,4 +1,10 @@
-/** Pure parsers for the /proc files the Linux stats source reads: text in, numbers out, `undefined` for text that is not what the kernel writes. */
+/**
+ * The one reader of /proc for the whole daemon: pure parsers (text in, numbers out, `undefined` for
+ * text that is not what the kernel writes) for meminfo, loadavg, `<pid>/statm`, `<pid>/stat` and
+ * mountinfo, and the reads of a live process's stat and of this process's mounts. The stats
+ * collector, the cgroup detection, the pod runtime and the benches all parse these files here.
+ */
+import { readFile } from "node:fs/promises";
 
 /** The /proc/meminfo lines the stats source uses, in bytes. */
 export interface MemInfo {
@@ -83,23 +89,32 @@ export function parseStatm(text: string): Statm | undefined {
   return { sizePages: Number(fields[0]), residentPages: Number(fields[1]), sharedPages: Number(fields[2]) };
 }
 
-/** The /proc/<pid>/stat fields the stats source and the D-state check use. */
+/** The /proc/<pid>/stat fields the daemon uses (proc(5) field numbers in brackets). */
 export interface ProcStat {
   readonly pid: number;
-  /** The command name (at most 15 bytes), which may contain spaces and parentheses. */
+  /** [2] The command name (at most 15 bytes), which may contain spaces and parentheses. */
   readonly comm: string;
   /**
-   * The state letter: R running, S sleeping, D uninterruptible (usually I/O; does not die before
+   * [3] The state letter: R running, S sleeping, D uninterruptible (usually I/O; does not die before
    * the kernel call returns, so a SIGKILL does not free its memory at once), Z zombie, T stopped,
    * t traced, X dead, I idle kernel thread, P parked...
    */
   readonly state: string;
+  /** [4] */
   readonly ppid: number;
+  /** [5] The process group. */
   readonly pgrp: number;
+  /** [6] */
   readonly session: number;
+  /** [14] + [15]: user and system CPU time of the process itself, all its threads (clock ticks). */
+  readonly cpuTicks: number;
+  /** [16] + [17]: CPU time of the children it has waited for (clock ticks). */
+  readonly childCpuTicks: number;
+  /** [20] */
   readonly numThreads: number;
-  /** Clock ticks after boot at which the process started. */
+  /** [22] Clock ticks after boot at which the process started: with the pid, identifies a process across pid reuse. */
   readonly startTimeTicks: number;
+  /** [24] Resident set size in pages. */
   readonly rssPages: number;
 }
 
@@ -128,12 +143,32 @@ export function parseProcStat(text: string): ProcStat | undefined {
     ppid: int(4),
     pgrp: int(5),
     session: int(6),
+    cpuTicks: int(14) + int(15),
+    childCpuTicks: int(16) + int(17),
     numThreads: int(20),
     startTimeTicks: int(22),
     rssPages: int(24),
   };
-  const numbers = [out.ppid, out.pgrp, out.session, out.numThreads, out.startTimeTicks, out.rssPages];
+  const numbers = [
+    out.ppid,
+    out.pgrp,
+    out.session,
+    out.cpuTicks,
+    out.childCpuTicks,
+    out.numThreads,
+    out.startTimeTicks,
+    out.rssPages,
+  ];
   return numbers.every((n) => Number.isSafeInteger(n)) ? out : undefined;
+}
+
+/** The stat of a live process, or undefined when it is gone (or its stat does not parse). */
+export async function readProcStat(pid: number): Promise<ProcStat | undefined> {
+  try {
+    return parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parses a /proc/sys/kernel value that is one non-negative integer (`pid_max`, `threads-max`). */
@@ -154,4 +189,56 @@ export function parseKernelPageSize(smapsText: string): number | undefined {
   if (m === null) return undefined;
   const bytes = Number(m[1]) * 1024;
   return bytes > 0 ? bytes : undefined;
+}
+
+/** One line of a mountinfo file (proc(5)), with the octal escapes of paths undone. */
+export interface MountInfo {
+  /** The part of the source filesystem mounted here (`/` for all of it). */
+  readonly root: string;
+  readonly mountPoint: string;
+  /** Per-mount options (`rw`, `nosuid`...). */
+  readonly mountOptions: readonly string[];
+  readonly fsType: string;
+  readonly source: string;
+  /** Per-superblock options (for cgroup v1: the controllers, e.g. `memory`). */
+  readonly superOptions: readonly string[];
+  /** `ro` among the mount or superblock options. */
+  readonly readOnly: boolean;
+}
+
+/** mountinfo escapes space, tab, newline and backslash in paths as octal (`\040`). */
+export function unescapeMountinfo(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+/**
+ * Parses a mountinfo file: `id parent major:minor root mountpoint options [optional...] - fstype
+ * source superoptions`. The optional fields vary in number, so the part after the lone `-` is
+ * found by that separator. Lines that do not have that shape are skipped.
+ */
+export function parseMountinfo(text: string): MountInfo[] {
+  const mounts: MountInfo[] = [];
+  for (const line of text.split("\n")) {
+    const fields = line.trim().split(" ");
+    const dash = fields.indexOf("-");
+    const fsType = fields[dash + 1];
+    if (dash < 6 || fsType === undefined) continue;
+    const mountOptions = (fields[5] ?? "").split(",");
+    const superOptions = (fields[dash + 3] ?? "").split(",");
+    mounts.push({
+      root: unescapeMountinfo(fields[3] ?? "/"),
+      mountPoint: unescapeMountinfo(fields[4] ?? ""),
+      mountOptions,
+      fsType,
+      source: unescapeMountinfo(fields[dash + 2] ?? ""),
+      superOptions,
+      readOnly: mountOptions.includes("ro") || superOptions.includes("ro"),
+    });
+  }
+  return mounts;
+}
+
+/** This process's mounts (/proc/self/mountinfo); none when it cannot be read. */
+export async function readOwnMounts(): Promise<MountInfo[]> {
+  return parseMountinfo(await readFile("/proc/self/mountinfo", "utf8").catch(() => ""));
 }

@@ -1,14 +1,18 @@
-/** Table-driven tests of the /proc parsers over text as real kernels write it. */
+/** Table-driven tests of the /proc parsers over text as real kernels write it, and the live reads against this process. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   parseKernelInteger,
+  parseMountinfo,
+  readOwnMounts,
+  readProcStat,
+  unescapeMountinfo,
   parseKernelPageSize,
   parseLoadavg,
   parseMeminfo,
   parseProcStat,
   parseStatm,
-} from "./proc-readers.js";
+} from "./procfs.js";
 
 const KiB = 1024n;
 
@@ -127,6 +131,8 @@ describe("parseProcStat", () => {
         ppid: 24514,
         pgrp: 24514,
         session: 22916,
+        cpuTicks: 0,
+        childCpuTicks: 0,
         numThreads: 1,
         startTimeTicks: 446301,
         rssPages: 361,
@@ -142,6 +148,8 @@ describe("parseProcStat", () => {
         ppid: 1,
         pgrp: 812,
         session: 812,
+        cpuTicks: 940,
+        childCpuTicks: 0,
         numThreads: 4,
         startTimeTicks: 99999,
         rssPages: 7680,
@@ -157,6 +165,8 @@ describe("parseProcStat", () => {
         ppid: 1,
         pgrp: 77,
         session: 77,
+        cpuTicks: 0,
+        childCpuTicks: 0,
         numThreads: 1,
         startTimeTicks: 446301,
         rssPages: 361,
@@ -172,8 +182,27 @@ describe("parseProcStat", () => {
         ppid: 3999,
         pgrp: 3999,
         session: 3999,
+        cpuTicks: 0,
+        childCpuTicks: 0,
         numThreads: 1,
         startTimeTicks: 446301,
+        rssPages: 361,
+      },
+    },
+    {
+      name: "a busy process that has reaped children (utime stime cutime cstime = 1200 300 40 2)",
+      text: "9 (make) S 1 9 9 0 -1 4194304 100 0 0 0 1200 300 40 2 20 0 1 0 5000 3133440 361 0 0\n",
+      want: {
+        pid: 9,
+        comm: "make",
+        state: "S",
+        ppid: 1,
+        pgrp: 9,
+        session: 9,
+        cpuTicks: 1500,
+        childCpuTicks: 42,
+        numThreads: 1,
+        startTimeTicks: 5000,
         rssPages: 361,
       },
     },
@@ -190,6 +219,77 @@ describe("parseProcStat", () => {
     assert.equal(stat?.pid, process.pid);
     assert.match(stat?.state ?? "", /^[RS]$/); // running, or sleeping while the read was in flight
     assert.ok((stat?.numThreads ?? 0) >= 1);
+  });
+
+  test("readProcStat reads a live process, and nothing for a pid that does not exist", async () => {
+    if (process.platform !== "linux") return;
+    const { readFile } = await import("node:fs/promises");
+    const own = await readProcStat(process.pid);
+    assert.equal(own?.pid, process.pid);
+    assert.equal(own?.ppid, process.ppid);
+    // The start time never changes: the same as a direct read of the file.
+    assert.equal(
+      own?.startTimeTicks,
+      parseProcStat(await readFile("/proc/self/stat", "utf8"))?.startTimeTicks,
+    );
+    assert.equal(await readProcStat(2 ** 22 + 1), undefined); // above the kernel's pid_max limit
+  });
+});
+
+describe("parseMountinfo", () => {
+  const text = [
+    "22 1 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw",
+    "30 24 0:26 / /sys/fs/cgroup/memory rw,nosuid,nodev,noexec,relatime shared:13 - cgroup cgroup rw,memory",
+    // A cgroup2 mount exposing a subtree (a container without a cgroup namespace), read-only.
+    "31 24 0:27 /kubepods/pod1 /sys/fs/cgroup ro,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate",
+    // No optional fields at all.
+    "40 22 0:50 / /var/lib/evictd/pods/p/volumes/my\\040cache rw,relatime - tmpfs tmpfs rw,size=8192k",
+    "not a mountinfo line",
+    "",
+  ].join("\n");
+  const mounts = parseMountinfo(text);
+
+  test("one entry per well-formed line, whatever the number of optional fields", () =>
+    assert.deepEqual(
+      mounts.map((m) => [m.mountPoint, m.fsType]),
+      [
+        ["/proc", "proc"],
+        ["/sys/fs/cgroup/memory", "cgroup"],
+        ["/sys/fs/cgroup", "cgroup2"],
+        ["/var/lib/evictd/pods/p/volumes/my cache", "tmpfs"],
+      ],
+    ));
+
+  test("root, options, source and read-only", () => {
+    assert.deepEqual(mounts[1], {
+      root: "/",
+      mountPoint: "/sys/fs/cgroup/memory",
+      mountOptions: ["rw", "nosuid", "nodev", "noexec", "relatime"],
+      fsType: "cgroup",
+      source: "cgroup",
+      superOptions: ["rw", "memory"],
+      readOnly: false,
+    });
+    assert.equal(mounts[2]?.root, "/kubepods/pod1");
+    assert.equal(mounts[2]?.readOnly, true, "ro among the mount options");
+  });
+
+  test("octal escapes", () => {
+    const cases = [
+      { raw: "/a\\040b", want: "/a b" },
+      { raw: "/tab\\011x", want: "/tab\tx" },
+      { raw: "/nl\\012x", want: "/nl\nx" },
+      { raw: "/back\\134slash", want: "/back\\slash" },
+      { raw: "/plain", want: "/plain" },
+    ];
+    for (const c of cases) assert.equal(unescapeMountinfo(c.raw), c.want, c.raw);
+  });
+
+  test("this process's mounts include / and /proc", async () => {
+    if (process.platform !== "linux") return;
+    const points = (await readOwnMounts()).map((m) => m.mountPoint);
+    assert.ok(points.includes("/"), JSON.stringify(points));
+    assert.ok(points.includes("/proc"), JSON.stringify(points));
   });
 });
 
