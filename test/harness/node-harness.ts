@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locateOwnCgroups } from "../../src/linux/cgroups/detect-cgroups.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
+import { parseMountinfo } from "../../src/linux/procfs.js";
 
 // ---------------------------------------------------------------------------------------------
 // Whether the suites can run here
@@ -331,14 +332,10 @@ export class TestNode {
 
 /** Mount points at or under `dir`, deepest first. */
 export function mountsUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const line of readText("/proc/self/mountinfo").split("\n")) {
-    const raw = line.split(" ")[4];
-    if (raw === undefined) continue;
-    const mp = raw.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-    if (mp === dir || mp.startsWith(dir + "/")) out.push(mp);
-  }
-  return out.sort((a, b) => b.length - a.length);
+  return parseMountinfo(readText("/proc/self/mountinfo"))
+    .map((m) => m.mountPoint)
+    .filter((mp) => mp === dir || mp.startsWith(dir + "/"))
+    .sort((a, b) => b.length - a.length);
 }
 
 function subtree(dir: string): string[] {
