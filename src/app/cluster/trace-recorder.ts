@@ -7,7 +7,7 @@
  */
 import { formatDurationMs } from "../../core/time/duration.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
-import { formatTime } from "../replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import { podIdentity } from "./node-pod-set.js";
 
 export interface TraceHeader {
@@ -61,7 +61,7 @@ export class TraceRecorder {
     }
     sink(
       toExactJson({
-        start: formatTime(header.start),
+        start: formatRfc3339Ms(header.start),
         config: header.config,
         ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
         ...(header.node !== undefined ? { node: header.node } : {}),

@@ -14,7 +14,7 @@ import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { NODE_CONDITIONS } from "../../core/signals.js";
 import { buildStatusView, type SignalView } from "./status-view.js";
-import { formatTime } from "../replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { PodStatusView } from "./snapshot.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import { podIdentity } from "../cluster/node-pod-set.js";
@@ -139,7 +139,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
   return {
     node: input.nodeName,
     source: input.source,
-    time: formatTime(input.now),
+    time: formatRfc3339Ms(input.now),
     layout,
     kubeletConditions: kubeletConditions(input.node),
     conditions: view.conditions,
