@@ -7,7 +7,7 @@ import { explainNode, type NodeExplanation } from "../../app/node-view/explain-n
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
-import { clusterEvictionConfig } from "./cluster-eviction-config.js";
+import { clusterEvictionSettings } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 
@@ -23,7 +23,7 @@ export async function explainCommand(opts: ClusterCliOptions & { output: string 
   const connect = connectOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
   const api = await connectClusterNode(connect);
-  const settings = await clusterEvictionConfig(api, opts.config);
+  const settings = await clusterEvictionSettings(api, opts.config);
   for (const w of settings.warnings) process.stderr.write(formatIssue(w) + "\n");
   const [summary, node, pods] = await Promise.all([api.summary(), api.node(), api.listPods()]);
   const view = explainNode({

@@ -11,7 +11,7 @@ import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { TraceRecorder } from "../../app/cluster/trace-recorder.js";
 import type { ClockPort, LoggerPort } from "../../app/ports.js";
 import { formatDurationMs } from "../../core/time/duration.js";
-import { clusterEvictionConfig } from "./cluster-eviction-config.js";
+import { clusterEvictionSettings } from "./cluster-options.js";
 
 export interface RecordOptions {
   readonly api: ClusterNodePort;
@@ -34,7 +34,7 @@ export interface RecordResult {
 
 export async function runRecord(o: RecordOptions): Promise<RecordResult> {
   const { api, clock, log } = o;
-  const settings = await clusterEvictionConfig(api, o.configFile);
+  const settings = await clusterEvictionSettings(api, o.configFile);
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
   const node = await api.node(o.signal);
 

@@ -26,7 +26,7 @@ import { startHttpServer } from "../../server/http-server.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { StepJournal } from "../../server/step-journal.js";
-import { clusterEvictionConfig } from "./cluster-eviction-config.js";
+import { clusterEvictionSettings } from "./cluster-options.js";
 
 export interface WatchOptions {
   readonly api: ClusterNodePort;
@@ -52,7 +52,7 @@ const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> =
 export async function runWatch(o: WatchOptions): Promise<void> {
   const { api, logger: log } = o;
   const clock = o.clock ?? systemClock;
-  const settings = await clusterEvictionConfig(api, o.configFile);
+  const settings = await clusterEvictionSettings(api, o.configFile);
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
 
   const stats: StatsPort = {
