@@ -1,4 +1,4 @@
-// Lint rules: type-aware checks everywhere, and a fence that keeps src/core pure.
+// Lint rules: type-aware checks everywhere, and fences that keep src/core and src/app pure.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -65,6 +65,40 @@ export default tseslint.config(
         "error",
         { object: "Date", property: "now", message: "Time is an input to the engine." },
         { object: "Math", property: "random", message: "The engine is deterministic." },
+      ],
+    },
+  },
+  {
+    // The use cases are pure too: they own the ports and drive them; adapters and frontends
+    // implement or call them, never the other way round. src/errors.ts is shared by all layers.
+    files: ["src/app/**/*.ts"],
+    ignores: ["src/app/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["node:*", "fs", "path", "os", "child_process", "process"],
+              message: "src/app is pure: I/O goes through its ports.",
+            },
+            {
+              group: [
+                "**/cli/**",
+                "**/formats/**",
+                "**/linux/**",
+                "**/runtime/**",
+                "**/kubernetes/**",
+                "**/server/**",
+              ],
+              message: "src/app imports only src/core, src/app and src/errors.ts.",
+            },
+            {
+              group: ["yaml", "commander", "pino", "@kubernetes/*"],
+              message: "src/app takes parsed data through its ports.",
+            },
+          ],
+        },
       ],
     },
   },
