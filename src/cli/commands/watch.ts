@@ -12,7 +12,8 @@ import { pino } from "pino";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { NodePodSet } from "../../app/cluster/node-pod-set.js";
-import { TraceRecorder } from "../../app/cluster/trace-recorder.js";
+import { TraceRecorder, traceStepOf } from "../../app/cluster/trace-recorder.js";
+import { watchCapabilities } from "../../app/cluster/watch-capabilities.js";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { podStatusView } from "../../app/node-view/pod-status-view.js";
@@ -89,17 +90,13 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     decode,
     newIssues: () => new IssueList(),
   });
-  const capabilities = [
-    `stats and configuration from ${api.describe}; thresholds from ${settings.origin}`,
-    `filesystem layout: ${layout}`,
-    o.mode === "shadow"
-      ? "shadow mode: decisions are logged and exported, no pod is touched"
-      : o.mode === "eviction-api"
-        ? "enforce mode through the Eviction API (PodDisruptionBudgets are honoured)"
-        : "enforce mode: evicted pods get the kubelet's Failed/Evicted status and event, then are deleted with the grace period",
-    `no kernel notifications from outside the node: the loop runs every ${o.intervalMs / 1000}s`,
-    "node-level reclaim (container and image garbage collection) is left to the kubelet",
-  ];
+  const capabilities = watchCapabilities({
+    source: api.describe,
+    thresholdsOrigin: settings.origin,
+    layout,
+    mode: o.mode,
+    intervalMs: o.intervalMs,
+  });
 
   const metrics = new DaemonMetrics();
   const startedAt = clock.now();
@@ -180,16 +177,8 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       lastStep = step;
       journal.record(step);
       metrics.setPods(podViews());
-      if (recorder !== undefined && step.sample !== undefined) {
-        recorder.step({
-          now: step.now,
-          summary: step.sample.raw,
-          ...(step.afterReclaim !== undefined ? { afterReclaim: step.afterReclaim.raw } : {}),
-          activePods: pods.activeRaw,
-          killFailures: step.evictions.filter((e) => e.kill === undefined).map((e) => e.eviction.pod.key),
-          evicted: step.evictions.filter((e) => e.kill !== undefined).map((e) => e.eviction.pod.uid),
-        });
-      }
+      const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw) : undefined;
+      if (traced !== undefined) recorder?.step(traced);
     },
   });
 
