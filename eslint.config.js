@@ -1,5 +1,5 @@
-// Lint rules: type-aware checks everywhere, a fence that keeps src/core pure, and fences that keep the
-// kernel layer (src/linux) and the pod runtime (src/runtime) below the frontends.
+// Lint rules: type-aware checks everywhere; fences that keep src/core and src/app pure, and the kernel
+// layer (src/linux) and the pod runtime (src/runtime) below the frontends.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -98,6 +98,40 @@ export default tseslint.config(
               group: ["**/kubernetes/**", "**/server/**", "**/cli/**"],
               message:
                 "src/runtime runs pods for the daemon: it imports core, app ports, formats and linux only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The use cases are pure too: they own the ports and drive them; adapters and frontends
+    // implement or call them, never the other way round. src/errors.ts is shared by all layers.
+    files: ["src/app/**/*.ts"],
+    ignores: ["src/app/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["node:*", "fs", "path", "os", "child_process", "process"],
+              message: "src/app is pure: I/O goes through its ports.",
+            },
+            {
+              group: [
+                "**/cli/**",
+                "**/formats/**",
+                "**/linux/**",
+                "**/runtime/**",
+                "**/kubernetes/**",
+                "**/server/**",
+              ],
+              message: "src/app imports only src/core, src/app and src/errors.ts.",
+            },
+            {
+              group: ["yaml", "commander", "pino", "@kubernetes/*"],
+              message: "src/app takes parsed data through its ports.",
             },
           ],
         },

@@ -16,7 +16,10 @@ export interface StatsPort {
   collect(): Promise<StatsSample>;
 }
 
-/** The status a pod is left with when the kubelet fails it (eviction or admission rejection). */
+/**
+ * The status a pod is left with when the kubelet fails it (eviction or admission rejection): what the
+ * process runtime writes into its pod record, and what the cluster frontends PATCH into pods/NAME/status.
+ */
 export interface FailedPodStatus {
   readonly phase: "Failed";
   readonly reason: string;
@@ -39,8 +42,11 @@ export interface KillResult {
   }>;
 }
 
-/** What a node-level reclaim function freed, for logs. */
-export interface ReclaimReport {
+/**
+ * What a node-level garbage collection (containers, images) freed, for logs. Not the engine's
+ * `ReclaimReport` (core/engine/types.ts), which says whether reclaim ran and was enough.
+ */
+export interface GcReport {
   readonly freedBytes: number;
   readonly note?: string;
 }
@@ -53,9 +59,9 @@ export interface PodsPort {
   /** Whether no process of the pod is left (its cgroups are empty). */
   isCleanedUp(pod: Pod): Promise<boolean>;
   /** Node-level reclaim: dead containers of terminated pods. */
-  containerGC(): Promise<ReclaimReport>;
+  containerGC(): Promise<GcReport>;
   /** Node-level reclaim: unused images. */
-  imageGC(): Promise<ReclaimReport>;
+  imageGC(): Promise<GcReport>;
 }
 
 export interface ClockPort {

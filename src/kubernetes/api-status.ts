@@ -3,6 +3,7 @@
  * a line of plain text. These functions get the message out of either and recognise the few
  * answers the adapter treats specially (a uid precondition that no longer holds, a PodDisruptionBudget).
  */
+import { isRawObject } from "../core/raw/raw-object.js";
 import { STATUS_CODES } from "node:http";
 
 /** The parts of a meta/v1 Status the adapter uses. */
@@ -31,9 +32,9 @@ export function parseApiStatus(body: string): ApiStatus | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(value) || value.kind !== "Status") return undefined;
-  const details = isRecord(value.details) ? value.details : {};
-  const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map(toCause) : [];
+  if (!isRawObject(value) || value.kind !== "Status") return undefined;
+  const details = isRawObject(value.details) ? value.details : {};
+  const causes = Array.isArray(details.causes) ? details.causes.filter(isRawObject).map(toCause) : [];
   return {
     message: typeof value.message === "string" ? value.message : "",
     reason: typeof value.reason === "string" ? value.reason : undefined,
@@ -92,8 +93,4 @@ function toCause(c: Record<string, unknown>): ApiStatusCause {
     message: typeof c.message === "string" ? c.message : undefined,
     field: typeof c.field === "string" ? c.field : undefined,
   };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -3,15 +3,11 @@
  * proxy, or straight from its kubelet), its pods from the API server, and the writes an eviction
  * makes. Payloads stay plain JSON as sent; the Summary keeps every digit of its uint64 counters.
  */
+import { isRawObject } from "../core/raw/raw-object.js";
 import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import type {
-  ClusterNodePort,
-  EvictedPodStatus,
-  PodEvent,
-  PodRef,
-  WriteOutcome,
-} from "../app/cluster/cluster-node-port.js";
+import type { ClusterNodePort, PodEvent, PodRef, WriteOutcome } from "../app/cluster/cluster-node-port.js";
+import type { FailedPodStatus } from "../app/ports.js";
 import { AdapterError } from "../errors.js";
 import { parseJsonExact } from "../formats/json/parse-json-exact.js";
 import type { ApiOperation } from "./api-operation.js";
@@ -137,8 +133,8 @@ class ClusterNode implements ClusterNodePort {
     const text = await this.#client.read(this.#stats, this.#statsOperation("proxy"), path, signal);
     const body = this.#parse(text, path, JSON.parse);
     // The kubelet's /configz answers {"kubeletconfig": {...}}: the KubeletConfiguration without apiVersion/kind.
-    const inner = isRecord(body) ? body.kubeletconfig : undefined;
-    if (!isRecord(inner)) throw this.#badResponse(path, `has no "kubeletconfig" object`);
+    const inner = isRawObject(body) ? body.kubeletconfig : undefined;
+    if (!isRawObject(inner)) throw this.#badResponse(path, `has no "kubeletconfig" object`);
     return inner;
   }
 
@@ -154,8 +150,8 @@ class ClusterNode implements ClusterNodePort {
     const path = nodePodsPath(this.nodeName);
     const text = await this.#client.read(this.#api, { verb: "list", resource: "pods" }, path, signal);
     const list = this.#parse(text, path, JSON.parse);
-    const items = isRecord(list) ? list.items : undefined;
-    const metadata = isRecord(list) && isRecord(list.metadata) ? list.metadata : {};
+    const items = isRawObject(list) ? list.items : undefined;
+    const metadata = isRawObject(list) && isRawObject(list.metadata) ? list.metadata : {};
     const resourceVersion = metadata.resourceVersion;
     if (!Array.isArray(items) || typeof resourceVersion !== "string") {
       throw this.#badResponse(path, "is not a PodList with items and metadata.resourceVersion");
@@ -186,7 +182,7 @@ class ClusterNode implements ClusterNodePort {
     });
   }
 
-  patchPodStatus(pod: PodRef, status: EvictedPodStatus): Promise<WriteOutcome> {
+  patchPodStatus(pod: PodRef, status: FailedPodStatus): Promise<WriteOutcome> {
     return this.#client.write(
       this.#api,
       { verb: "patch", resource: "pods", subresource: "status", namespace: pod.namespace },
@@ -293,8 +289,4 @@ async function readCa(file: string | undefined): Promise<Buffer | undefined> {
       },
     );
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -2,7 +2,8 @@
  * Paths and JSON bodies of the pod writes, shaped as the kubelet and kubectl send them: the status
  * patch, DeleteOptions with a uid precondition, and the policy/v1 Eviction.
  */
-import type { EvictedPodStatus, PodRef } from "../app/cluster/cluster-node-port.js";
+import type { PodRef } from "../app/cluster/cluster-node-port.js";
+import type { FailedPodStatus } from "../app/ports.js";
 
 /** `/api/v1/namespaces/NS/pods/NAME`, segments escaped. */
 export function podPath(pod: Pick<PodRef, "namespace" | "name">): string {
@@ -31,7 +32,7 @@ export function nodePodsPath(
  * (`statusutil.PatchPodStatus`), the pod's uid goes into `metadata` so the patch cannot land on a
  * re-created pod of the same name; conditions merge by `type` and get their transition time.
  */
-export function statusPatchBody(pod: PodRef, status: EvictedPodStatus, nowMs: number): unknown {
+export function statusPatchBody(pod: PodRef, status: FailedPodStatus, nowMs: number): unknown {
   const time = apiTime(nowMs);
   return {
     metadata: { uid: pod.uid },

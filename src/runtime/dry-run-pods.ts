@@ -3,14 +3,7 @@
  * asks for logged instead of done. A "killed" pod keeps running and stays active, so the engine
  * keeps seeing the pressure it would have relieved; reclaim frees nothing.
  */
-import type {
-  ClockPort,
-  FailedPodStatus,
-  KillResult,
-  LoggerPort,
-  PodsPort,
-  ReclaimReport,
-} from "../app/ports.js";
+import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, GcReport } from "../app/ports.js";
 import type { Pod } from "../core/model.js";
 
 export interface DryRunPodsOptions {
@@ -50,11 +43,11 @@ export class DryRunPods implements PodsPort {
     return Promise.resolve(true);
   }
 
-  containerGC(): Promise<ReclaimReport> {
+  containerGC(): Promise<GcReport> {
     return Promise.resolve({ freedBytes: 0, note: "dry run" });
   }
 
-  imageGC(): Promise<ReclaimReport> {
+  imageGC(): Promise<GcReport> {
     return Promise.resolve({ freedBytes: 0, note: "dry run" });
   }
 }

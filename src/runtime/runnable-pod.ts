@@ -3,6 +3,7 @@
  * never needs (so the model does not carry it) but the runtime does, and a stable UID for manifests
  * that set none.
  */
+import { isRawObject } from "../core/raw/raw-object.js";
 import { createHash } from "node:crypto";
 import { pathKey, type IssueList } from "../core/issues.js";
 import type { Pod } from "../core/model.js";
@@ -24,16 +25,13 @@ export function podRestartPolicy(pod: RunnablePod): PodRestartPolicy {
   return p === "OnFailure" || p === "Never" ? p : "Always";
 }
 
-const isObject = (v: unknown): v is Readonly<Record<string, unknown>> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Reads `spec.restartPolicy` from a raw Pod object: absent or empty → Always (API defaulting);
  * anything else but the three values is an error (API validation).
  */
 export function readPodRestartPolicy(raw: unknown, path: string, issues: IssueList): PodRestartPolicy {
-  const spec = isObject(raw) ? raw["spec"] : undefined;
-  const value = isObject(spec) ? spec["restartPolicy"] : undefined;
+  const spec = isRawObject(raw) ? raw["spec"] : undefined;
+  const value = isRawObject(spec) ? spec["restartPolicy"] : undefined;
   if (value === undefined || value === null || value === "") return "Always";
   if (typeof value === "string" && (RESTART_POLICIES as readonly string[]).includes(value))
     return value as PodRestartPolicy;
@@ -47,8 +45,8 @@ export function readPodRestartPolicy(raw: unknown, path: string, issues: IssueLi
 
 /** Whether a raw Pod object sets `metadata.uid`. */
 export function hasExplicitUid(raw: unknown): boolean {
-  const meta = isObject(raw) ? raw["metadata"] : undefined;
-  const uid = isObject(meta) ? meta["uid"] : undefined;
+  const meta = isRawObject(raw) ? raw["metadata"] : undefined;
+  const uid = isRawObject(meta) ? meta["uid"] : undefined;
   return typeof uid === "string" && uid !== "";
 }
 

@@ -153,6 +153,26 @@ describe("cluster commands", () => {
       assert.match(bad.stderr, want);
   });
 
+  test("explain: a kubelet Summary that does not decode is an environment refusal (exit 3, one line)", async () => {
+    const { server, node } = await fixture();
+    try {
+      // A kubelet that answers, but not with a Summary: the node's memory stats are a string.
+      server.updateSummary((summary) => {
+        summary["node"] = { ...(summary["node"] as object), memory: "unavailable" };
+      });
+      const r = await evictd(["explain", ...node]);
+      assert.equal(r.code, 3, r.stderr);
+      assert.equal(r.stdout, "");
+      assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
+      assert.match(
+        r.stderr,
+        /^evictd: the Summary from API server proxy .* does not decode: .*node\.memory/m,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   test("record: progress while recording, pod arrivals and departures, and an interrupted file that replays unchanged", async () => {
     const { server, node, dir } = await fixture();
     const trace = path.join(dir, "trace.json");

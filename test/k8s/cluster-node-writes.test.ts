@@ -2,7 +2,8 @@
 // body, token) and what comes back (done / gone), including a re-created pod under the same name.
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { EvictedPodStatus, PodRef } from "../../src/app/cluster/cluster-node-port.js";
+import type { PodRef } from "../../src/app/cluster/cluster-node-port.js";
+import type { FailedPodStatus } from "../../src/app/ports.js";
 import type { FakePod } from "../harness/fake-api-server/fake-api-server.js";
 import { FIXED_NOW, startHarness, type Harness } from "./cluster-node-harness.js";
 
@@ -10,7 +11,7 @@ const NODE = "datagen-1-35";
 const TIME = "2026-06-26T10:20:00Z";
 const MESSAGE = "The node was low on resource: memory. Threshold quantity: 250Mi, available: 102400Ki. ";
 
-const STATUS: EvictedPodStatus = {
+const STATUS: FailedPodStatus = {
   phase: "Failed",
   reason: "Evicted",
   message: MESSAGE,

@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
 import { connectClusterNode } from "../../src/kubernetes/index.js";
 import type { LoggerPort } from "../../src/app/ports.js";
-import { runWatch, type WatchOptions } from "../../src/cli/commands/run-watch.js";
+import { runWatch, type WatchOptions } from "../../src/cli/commands/watch.js";
 import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../harness/node-harness.js";
 import {
   startFakeApiServer,

@@ -14,6 +14,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { EvictionModel, type MemoryThreshold, type PredictedEviction } from "./eviction-model.js";
 import { Prng } from "./prng.js";
+import { formatRfc3339Ms } from "../../src/core/time/rfc3339.js";
 import { GI, MI, nodePods, podObject, type PodModel } from "./trace-pods.js";
 import {
   podWorkingSet,
@@ -112,7 +113,7 @@ const MEMORY_THRESHOLDS: readonly MemoryThreshold[] = [
 
 /** RFC 3339 in whole seconds, as metav1.Time marshals. */
 export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return formatRfc3339Ms(Math.floor(ms / 1000) * 1000);
 }
 
 /** A Go duration string (`1h2m30s`), as a recorder written in Go would print `at`. */

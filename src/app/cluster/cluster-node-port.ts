@@ -1,13 +1,14 @@
 /**
  * The port the cluster frontends (`evictd explain`, `record`, `watch`) drive: one Kubernetes node,
  * seen through its kubelet's Summary API and configz and through the API server's pod objects, and
- * acted on through the API. The adapter (src/adapters/kubernetes) implements it over HTTP with
+ * acted on through the API. The adapter (src/kubernetes) implements it over HTTP with
  * @kubernetes/client-node authentication; tests drive it against a local server with real payloads.
  *
  * Payloads are plain JSON values exactly as the server sent them (no typed-model conversion), so a
  * recorded trace holds what the API returned; Summary counters keep every digit of a uint64
- * (see adapters/json/parse-json-exact).
+ * (see formats/json/parse-json-exact).
  */
+import type { FailedPodStatus } from "../ports.js";
 
 /** Where a pod lives, and which incarnation of it (a re-created pod has a new uid). */
 export interface PodRef {
@@ -35,19 +36,6 @@ export type WriteOutcome =
   | { readonly kind: "gone" }
   | { readonly kind: "refused"; readonly status: number | undefined; readonly message: string };
 
-/** The status the kubelet writes into a pod it evicts. */
-export interface EvictedPodStatus {
-  readonly phase: "Failed";
-  readonly reason: string;
-  readonly message: string;
-  readonly conditions: readonly {
-    readonly type: string;
-    readonly status: string;
-    readonly reason?: string;
-    readonly message?: string;
-  }[];
-}
-
 /** One Kubernetes node. Reads reject with a typed error naming what failed (URL, status, message). */
 export interface ClusterNodePort {
   readonly nodeName: string;
@@ -72,7 +60,7 @@ export interface ClusterNodePort {
   watchPods(resourceVersion: string, onEvent: (event: PodEvent) => void, signal: AbortSignal): Promise<void>;
 
   /** PATCH pods/NAME/status (strategic merge): phase, reason, message, conditions. */
-  patchPodStatus(pod: PodRef, status: EvictedPodStatus): Promise<WriteOutcome>;
+  patchPodStatus(pod: PodRef, status: FailedPodStatus): Promise<WriteOutcome>;
   /** POST an event about the pod (involvedObject = the pod, source component "kubelet" host NODE). */
   createPodEvent(
     pod: PodRef,

@@ -9,14 +9,7 @@
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import type {
-  ClockPort,
-  FailedPodStatus,
-  KillResult,
-  LoggerPort,
-  PodsPort,
-  ReclaimReport,
-} from "../ports.js";
+import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, GcReport } from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
 import type { ClusterNodePort, PodRef, WriteOutcome } from "./cluster-node-port.js";
 
@@ -33,7 +26,7 @@ export interface ClusterPodsOptions {
   readonly newIssues: () => IssueList;
 }
 
-const NO_RECLAIM: ReclaimReport = {
+const NO_RECLAIM: GcReport = {
   freedBytes: 0,
   note: "the kubelet runs its own container and image garbage collection; evictd cannot from outside the node",
 };
@@ -172,11 +165,11 @@ export class ClusterPods implements PodsPort {
     return Promise.resolve(done);
   }
 
-  containerGC(): Promise<ReclaimReport> {
+  containerGC(): Promise<GcReport> {
     return Promise.resolve(NO_RECLAIM);
   }
 
-  imageGC(): Promise<ReclaimReport> {
+  imageGC(): Promise<GcReport> {
     return Promise.resolve(NO_RECLAIM);
   }
 }

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { EXACT_INT_PREFIX } from "../../core/summary/exact-integer.js";
-import { TraceRecorder } from "./trace-recorder.js";
+import type { LoopStep } from "../loop/eviction-loop.js";
+import { TraceRecorder, traceStepOf } from "./trace-recorder.js";
 
 const pod = (name: string, uid: string): Record<string, unknown> => ({
   metadata: { name, namespace: "ns", uid },
@@ -91,5 +92,36 @@ describe("TraceRecorder", () => {
       lines.slice(1).map((l) => (JSON.parse(l) as { at: string }).at),
       ["5ms", "6ms"],
     );
+  });
+});
+
+describe("traceStepOf", () => {
+  const sample = { raw: { node: { nodeName: "n1" } }, summary: {} };
+  const outcome = (key: string, uid: string, killed: boolean): unknown => ({
+    eviction: { pod: { key, uid } },
+    ...(killed ? { kill: { terminatedAt: 0, done: Promise.resolve({ ok: true, stuck: [] }) } } : {}),
+  });
+  // Only the fields traceStepOf reads; the rest of a LoopStep does not reach the trace.
+  const step = (fields: Record<string, unknown>): LoopStep =>
+    ({ now: START + 10_000, sample, evictions: [], ...fields }) as unknown as LoopStep;
+
+  test("the sample, the one after reclaim, and which kills failed or went through", () => {
+    const after = { raw: { node: { nodeName: "n1", after: true } }, summary: {} };
+    const t = traceStepOf(
+      step({ afterReclaim: after, evictions: [outcome("ns/a", "1", false), outcome("ns/b", "2", true)] }),
+      [pod("b", "2")],
+    );
+    assert.deepEqual(t, {
+      now: START + 10_000,
+      summary: sample.raw,
+      afterReclaim: after.raw,
+      activePods: [pod("b", "2")],
+      killFailures: ["ns/a"],
+      evicted: ["2"],
+    });
+  });
+
+  test("a step without a sample (stats unreadable) writes no line", () => {
+    assert.equal(traceStepOf(step({ sample: undefined }), []), undefined);
   });
 });

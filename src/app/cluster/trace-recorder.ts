@@ -7,7 +7,8 @@
  */
 import { formatDurationMs } from "../../core/time/duration.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
-import { formatTime } from "../replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
+import type { LoopStep } from "../loop/eviction-loop.js";
 import { podIdentity } from "./node-pod-set.js";
 
 export interface TraceHeader {
@@ -61,7 +62,7 @@ export class TraceRecorder {
     }
     sink(
       toExactJson({
-        start: formatTime(header.start),
+        start: formatRfc3339Ms(header.start),
         config: header.config,
         ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
         ...(header.node !== undefined ? { node: header.node } : {}),
@@ -116,4 +117,21 @@ export class TraceRecorder {
     // their departure would be written again.
     if (this.evictedPods === "remove") for (const uid of s.evicted ?? []) this.active.delete(uid);
   }
+}
+
+/**
+ * The trace line of one eviction-loop step (`evictd watch --record`): the sample it acted on, the
+ * one after node-level reclaim, and which kills failed or went through, so a replay of the trace
+ * reaches the same decisions. Undefined for a step without a sample (stats could not be read).
+ */
+export function traceStepOf(step: LoopStep, activePods: readonly unknown[]): TraceStep | undefined {
+  if (step.sample === undefined) return undefined;
+  return {
+    now: step.now,
+    summary: step.sample.raw,
+    ...(step.afterReclaim !== undefined ? { afterReclaim: step.afterReclaim.raw } : {}),
+    activePods,
+    killFailures: step.evictions.filter((e) => e.kill === undefined).map((e) => e.eviction.pod.key),
+    evicted: step.evictions.filter((e) => e.kill !== undefined).map((e) => e.eviction.pod.uid),
+  };
 }

@@ -2,29 +2,35 @@
  * `evictd explain`: one look at a cluster node through the engine. Each signal against the
  * kubelet's own thresholds (from configz), the pressure conditions the kubelet reports next to
  * the ones this sample implies, what the eviction manager would do with this sample right now,
- * and the eviction ranking with the reason for each pod's place. Pure: payloads in, a view out.
+ * and the eviction ranking with the reason for each pod's place. {@link explainNode} is pure
+ * (payloads in, a view out); {@link explainClusterNode} reads them through the cluster port.
  */
 import { INITIAL_STATE, synchronize } from "../../core/engine/index.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
-import { podQos } from "../../core/pod/qos.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
-import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { NODE_CONDITIONS } from "../../core/signals.js";
 import { buildStatusView, type SignalView } from "./status-view.js";
-import { formatTime } from "../replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { PodStatusView } from "./snapshot.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
+import { decodePod } from "../../core/pod/decode-pod.js";
 import { podIdentity } from "../cluster/node-pod-set.js";
+import type { ClusterNodePort } from "../cluster/cluster-node-port.js";
+import type { ClusterEvictionSettings } from "../cluster/eviction-settings.js";
+import { summaryStatsPort } from "../loop/summary-stats-port.js";
+import type { ClockPort, StatsSample } from "../ports.js";
+import { podStatusView } from "./pod-status-view.js";
 
 export interface ExplainInput {
   readonly nodeName: string;
   readonly source: string;
   readonly now: number;
   readonly config: EvictionConfig;
-  readonly summary: unknown;
+  /** The node's Summary, decoded (see {@link summaryStatsPort}). */
+  readonly sample: StatsSample;
   readonly node: unknown;
   readonly pods: readonly unknown[];
   readonly decodePod: (raw: unknown, issues: IssueList) => Pod | undefined;
@@ -88,13 +94,9 @@ function kubeletConditions(node: unknown): NodeExplanation["kubeletConditions"] 
   return out;
 }
 
+/** The explanation of one sample of a node: its Summary, Node object and pods. */
 export function explainNode(input: ExplainInput): NodeExplanation {
-  const issues = new IssueList();
-  const summary = decodeSummary(input.summary, "summary", input.now, issues);
-  if (summary === undefined)
-    throw new Error(
-      `the node's Summary does not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-    );
+  const { summary } = input.sample;
   const layout = detectFilesystemLayout(summary);
   const active: Pod[] = [];
   const views: PodStatusView[] = [];
@@ -112,7 +114,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
       continue;
     }
     active.push(pod);
-    views.push({ pod, phase: id.phase ?? "Pending", conditions: [], qosClass: podQos(pod), restarts: {} });
+    views.push(podStatusView(raw, pod));
   }
 
   const result = synchronize(input.config, INITIAL_STATE, {
@@ -139,7 +141,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
   return {
     node: input.nodeName,
     source: input.source,
-    time: formatTime(input.now),
+    time: formatRfc3339Ms(input.now),
     layout,
     kubeletConditions: kubeletConditions(input.node),
     conditions: view.conditions,
@@ -152,4 +154,35 @@ export function explainNode(input: ExplainInput): NodeExplanation {
     ranking: view.ranking,
     skippedPods,
   };
+}
+
+export interface ExplainClusterNodeOptions {
+  readonly api: ClusterNodePort;
+  readonly settings: ClusterEvictionSettings;
+  readonly clock: Pick<ClockPort, "now">;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Reads the node's Summary, Node object and pods through `api` and explains them. A Summary that
+ * does not decode rejects with an `AdapterError` (see {@link summaryStatsPort}), as a refused read does.
+ */
+export async function explainClusterNode(o: ExplainClusterNodeOptions): Promise<NodeExplanation> {
+  const { api, settings } = o;
+  const stats = summaryStatsPort({ read: () => api.summary(o.signal), source: api.describe, clock: o.clock });
+  const [sample, node, pods] = await Promise.all([
+    stats.collect(),
+    api.node(o.signal),
+    api.listPods(o.signal),
+  ]);
+  return explainNode({
+    nodeName: api.nodeName,
+    source: `${api.describe}; thresholds from ${settings.origin}`,
+    now: o.clock.now(),
+    config: settings.config,
+    sample,
+    node,
+    pods: pods.items,
+    decodePod: (raw, podIssues) => decodePod(raw, "pod", podIssues),
+  });
 }

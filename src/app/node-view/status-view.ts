@@ -4,7 +4,8 @@
  * latest evictions. Built from a DaemonSnapshot alone, so it is plain data in, plain data out.
  */
 import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "./snapshot.js";
-import { formatThresholdValue, formatTime } from "../replay/records.js";
+import { formatThresholdValue } from "../replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
@@ -142,7 +143,7 @@ function signalViews(s: DaemonSnapshot): SignalView[] {
       ...(o !== undefined
         ? { available: show(signal, o.available), capacity: show(signal, o.capacity) }
         : {}),
-      ...(o?.time !== undefined ? { time: formatTime(o.time) } : {}),
+      ...(o?.time !== undefined ? { time: formatRfc3339Ms(o.time) } : {}),
       thresholds: mine.map((t) => thresholdView(t, o?.capacity, s.lastReport, s.now)),
     });
   }
@@ -165,7 +166,7 @@ function podView(p: PodStatusView): Record<string, unknown> {
 
 function evictionView(e: EvictionRecord): Record<string, unknown> {
   return {
-    time: formatTime(e.at),
+    time: formatRfc3339Ms(e.at),
     pod: e.pod,
     signal: e.signal,
     gracePeriodSeconds: e.gracePeriodSeconds,
@@ -182,8 +183,8 @@ export function buildStatusView(s: DaemonSnapshot): StatusView {
     node: {
       name: s.node.name,
       listen: `${host}:${s.node.listen.port}`,
-      startedAt: formatTime(s.startedAt),
-      now: formatTime(s.now),
+      startedAt: formatRfc3339Ms(s.startedAt),
+      now: formatRfc3339Ms(s.now),
     },
     capabilities: s.capabilities,
     conditions: NODE_CONDITIONS.map((type) => ({
@@ -194,7 +195,7 @@ export function buildStatusView(s: DaemonSnapshot): StatusView {
       r === undefined
         ? null
         : {
-            time: formatTime(r.now),
+            time: formatRfc3339Ms(r.now),
             ran: r.ran,
             statsUnavailable: r.statsUnavailable,
             actedOn: r.actedOn?.signal ?? null,

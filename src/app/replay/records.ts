@@ -4,6 +4,7 @@
  */
 import type { Eviction, Observations } from "../../core/engine/types.js";
 import { formatDurationMs } from "../../core/time/duration.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { Pod, Signal, Threshold, ThresholdValue } from "../../core/model.js";
 import { formatPercentage } from "../../core/percentage.js";
 import { isCriticalPod } from "../../core/pod/critical.js";
@@ -35,32 +36,6 @@ function thresholdRef(t: Threshold): ThresholdRef {
     value: formatThresholdValue(t.value),
     gracePeriod: msToDuration(t.gracePeriodMs),
   };
-}
-
-/**
- * Recently formatted times: a step's observations mostly share a handful of time stamps, and the
- * same ones recur from step to step until the next sample. Bounded, so a long replay cannot grow it.
- */
-const recentTimes = new Map<number, string>();
-
-/** RFC 3339 with the precision the time carries (milliseconds, or microseconds when present). */
-export function formatTime(ms: number): string {
-  let text = recentTimes.get(ms);
-  if (text === undefined) {
-    if (recentTimes.size >= 1024) recentTimes.clear();
-    text = formatTimeOnce(ms);
-    recentTimes.set(ms, text);
-  }
-  return text;
-}
-
-function formatTimeOnce(ms: number): string {
-  const whole = Math.floor(ms);
-  const iso = new Date(whole).toISOString(); // 2025-01-01T00:00:00.000Z
-  const micros = Math.round((ms - whole) * 1000);
-  const frac = iso.slice(20, 23) + (micros > 0 ? String(micros).padStart(3, "0") : "");
-  const trimmed = frac.replace(/0+$/, "");
-  return `${iso.slice(0, 19)}${trimmed === "" ? "" : `.${trimmed}`}Z`;
 }
 
 /** The config record of a whole scenario: its header, and every pod initial or added. */
@@ -111,7 +86,7 @@ function observationsRecord(observations: Observations): Partial<Record<Signal, 
     out[signal] = {
       available: formatQuantity(quantityFromInt(o.available, format)),
       capacity: formatQuantity(quantityFromInt(o.capacity, format)),
-      ...(o.time !== undefined ? { time: formatTime(o.time) } : {}),
+      ...(o.time !== undefined ? { time: formatRfc3339Ms(o.time) } : {}),
     };
   }
   return out;
@@ -137,7 +112,7 @@ export function stepRecord(o: StepOutcome): ReplayStepRecord {
   return {
     type: "step",
     at: msToDuration(o.step.atMs),
-    time: formatTime(o.time),
+    time: formatRfc3339Ms(o.time),
     observations: observationsRecord(r.observations),
     thresholdsMet: r.thresholdsMet.map(thresholdRef),
     conditions: r.conditions,

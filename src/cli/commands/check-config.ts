@@ -3,11 +3,9 @@
  * as the kubelet would, reports every problem, and prints the thresholds the kubelet would use.
  */
 import { formatThresholdValue } from "../../app/replay/records.js";
-import { loadKubeletConfigFile } from "../../formats/load-kubelet-config-file.js";
-import { locateIssues } from "../../formats/position-lookup.js";
-import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
+import { loadEvictionConfig } from "../../formats/load-eviction-config.js";
 import { formatDurationMs } from "../../core/time/duration.js";
-import { formatIssue, type Issue } from "../../core/issues.js";
+import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 
 export async function checkConfigCommand(
@@ -25,24 +23,10 @@ export async function checkConfigCommand(
       },
     ]);
   }
-  let config: unknown;
-  let locate = (issues: Issue[]): Issue[] => issues;
-  if (file !== undefined) {
-    const loaded = await loadKubeletConfigFile(file);
-    if (!loaded.ok) throw new InputError(loaded.issues);
-    config = loaded.value;
-    locate = (issues) => locateIssues(issues, "config", loaded.positions, file);
-  }
-  const built = buildEvictionConfig({
-    ...(config !== undefined ? { config } : {}),
-    configPath: "config",
-    flags,
-    flagsPath: "flags",
-  });
-  if (!built.ok) throw new InputError(locate(built.issues));
-  for (const w of locate(built.warnings)) process.stderr.write(formatIssue(w) + "\n");
+  const loaded = await loadEvictionConfig(file, flags);
+  for (const w of loaded.warnings) process.stderr.write(formatIssue(w) + "\n");
 
-  const c = built.config;
+  const c = loaded.config;
   const rows = c.thresholds.map((t) => ({
     signal: t.signal,
     operator: t.operator,

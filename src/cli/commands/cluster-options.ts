@@ -1,9 +1,15 @@
 /**
- * The options every cluster command shares (how to reach the node) and the checks of the values
- * given on the command line: each bad value is collected with the option's name, then all are
- * reported at once.
+ * The options every cluster command shares (how to reach the node, which thresholds to use) and the
+ * checks of the values given on the command line: each bad value is collected with the option's
+ * name, then all are reported at once.
  */
 import type { Command } from "commander";
+import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
+import {
+  evictionSettingsFromConfigz,
+  type ClusterEvictionSettings,
+} from "../../app/cluster/eviction-settings.js";
+import { loadEvictionConfig } from "../../formats/load-eviction-config.js";
 import type { ConnectClusterNodeOptions } from "../../kubernetes/index.js";
 import { durationToMs, parseGoDuration } from "../../core/time/duration.js";
 import type { Issue } from "../../core/issues.js";
@@ -102,4 +108,17 @@ export function listenOption(value: string, issues: Issue[]): { host: string; po
   if (!("error" in parsed)) return parsed;
   issues.push(issue("--listen", parsed.error));
   return { host: "127.0.0.1", port: 0 };
+}
+
+/**
+ * The eviction settings `--config` selects: that KubeletConfiguration file ("what if?"), or else the
+ * node's own configz.
+ */
+export async function clusterEvictionSettings(
+  api: ClusterNodePort,
+  configFile: string | undefined,
+): Promise<ClusterEvictionSettings> {
+  if (configFile === undefined) return evictionSettingsFromConfigz(await api.kubeletConfig(), api.nodeName);
+  const loaded = await loadEvictionConfig(configFile, []);
+  return { ...loaded, flags: [], origin: configFile };
 }

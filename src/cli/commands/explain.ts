@@ -3,12 +3,12 @@
  * thresholds, the pressure conditions, what the eviction manager would do now and the ranking with
  * the reason for every pod's place, as a table (or JSON).
  */
-import { explainNode, type NodeExplanation } from "../../app/node-view/explain-node.js";
+import { explainClusterNode, type NodeExplanation } from "../../app/node-view/explain-node.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
-import { decodePod } from "../../core/pod/decode-pod.js";
-import { clusterEvictionConfig } from "./cluster-eviction-config.js";
+import { clusterEvictionSettings } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
+import { systemClock } from "../system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 
 export async function explainCommand(opts: ClusterCliOptions & { output: string }): Promise<number> {
@@ -23,19 +23,9 @@ export async function explainCommand(opts: ClusterCliOptions & { output: string 
   const connect = connectOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
   const api = await connectClusterNode(connect);
-  const settings = await clusterEvictionConfig(api, opts.config);
+  const settings = await clusterEvictionSettings(api, opts.config);
   for (const w of settings.warnings) process.stderr.write(formatIssue(w) + "\n");
-  const [summary, node, pods] = await Promise.all([api.summary(), api.node(), api.listPods()]);
-  const view = explainNode({
-    nodeName: api.nodeName,
-    source: `${api.describe}; thresholds from ${settings.origin}`,
-    now: Date.now(),
-    config: settings.config,
-    summary,
-    node,
-    pods: pods.items,
-    decodePod: (raw, podIssues) => decodePod(raw, "pod", podIssues),
-  });
+  const view = await explainClusterNode({ api, settings, clock: systemClock });
   process.stdout.write(
     opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view),
   );

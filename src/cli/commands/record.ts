@@ -1,14 +1,20 @@
 /**
  * `evictd record --node NAME --duration 1h --interval 10s -o trace.jsonl`: a replayable trace of a
- * cluster node (see cluster/run-record). Progress goes to stderr; Ctrl-C stops the recording and
- * leaves a valid file.
+ * cluster node (see app/cluster/record-trace), appended line by line to the file. Progress goes to
+ * stderr; Ctrl-C stops the recording and leaves a valid file.
  */
+import { appendFileSync, writeFileSync } from "node:fs";
 import { destination, pino } from "pino";
+import { recordTrace } from "../../app/cluster/record-trace.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import type { Issue } from "../../core/issues.js";
-import { runRecord } from "./run-record.js";
 import { EXIT, InputError } from "../../errors.js";
-import { connectOptions, durationOption, type ClusterCliOptions } from "./cluster-options.js";
+import {
+  clusterEvictionSettings,
+  connectOptions,
+  durationOption,
+  type ClusterCliOptions,
+} from "./cluster-options.js";
 import { systemClock } from "../system-clock.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
@@ -24,15 +30,18 @@ export async function recordCommand(
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
   const api = await connectClusterNode(connect);
+  const settings = await clusterEvictionSettings(api, opts.config);
   const stop = stopOnSignals();
   const tty = process.stderr.isTTY;
   try {
-    const r = await runRecord({
+    const r = await recordTrace({
       api,
+      settings,
       output: opts.output,
+      truncate: () => writeFileSync(opts.output, ""),
+      append: (line) => appendFileSync(opts.output, line),
       durationMs,
       intervalMs,
-      ...(opts.config !== undefined ? { configFile: opts.config } : {}),
       log,
       signal: stop.signal,
       clock: systemClock,

@@ -22,10 +22,9 @@ import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
 import { LinuxSummaryCollector } from "../../linux/node-stats/index.js";
 import { admitPod, rejectedPodStatus } from "../../core/admission.js";
-import { IssueList } from "../../core/issues.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
-import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { EXIT } from "../../errors.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { startHttpServer } from "../../server/http-server.js";
@@ -90,20 +89,14 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     node: spec,
     ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
   });
+  const decoded = summaryStatsPort({
+    read: async () => collector.collect(await runtime.statsTargets()),
+    source: "the node's stats collector",
+    clock: systemClock,
+    hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
+  });
   let lastSample: StatsSample | undefined;
-  const stats: StatsPort = {
-    collect: async () => {
-      const raw = await collector.collect(await runtime.statsTargets());
-      const issues = new IssueList();
-      const summary = decodeSummary(raw, "summary", systemClock.now(), issues);
-      if (summary === undefined)
-        throw new Error(
-          `collected stats do not decode: ${issues.items.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-        );
-      lastSample = { raw, summary };
-      return lastSample;
-    },
-  };
+  const stats: StatsPort = { collect: async () => (lastSample = await decoded.collect()) };
 
   const pods: PodsPort = options.dryRun
     ? new DryRunPods({ pods: runtime, clock: systemClock, logger: log })

@@ -4,7 +4,8 @@
  * admission; then a summary of the whole run.
  */
 import type { ReplayPlan, StepOutcome } from "../../app/replay/run-replay.js";
-import { formatThresholdValue, formatTime } from "../../app/replay/records.js";
+import { formatThresholdValue } from "../../app/replay/records.js";
+import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { ScenarioHeader } from "../../app/replay/scenario.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import type { Signal, Threshold } from "../../core/model.js";
@@ -58,7 +59,7 @@ export class TableWriter {
     const r = o.report;
     const w = (s: string): void => this.out.write(s + "\n");
     w("");
-    w(`── step ${o.step.index} at ${dur(o.step.atMs)} (${formatTime(o.time)}) ${"─".repeat(30)}`);
+    w(`── step ${o.step.index} at ${dur(o.step.atMs)} (${formatRfc3339Ms(o.time)}) ${"─".repeat(30)}`);
     if (r.statsUnavailable)
       w("  no summary: the run is skipped, as when the kubelet fails to get summary stats");
     const signals = new Set<Signal>([...r.observations.keys()]);

@@ -230,9 +230,9 @@ describe("fields", () => {
           "error",
           'config.evictionHard["memory.available"]',
           "wrong-type",
-          'expected a string, got the number 100 (quote it: "100")',
+          'expected a string, got 100 (quote it: "100")',
         ],
-        ["error", 'config.evictionHard["pid.available"]', "wrong-type", "expected a string, got a map"],
+        ["error", 'config.evictionHard["pid.available"]', "wrong-type", "expected a string, got an object"],
         [
           "error",
           "config.evictionSoft",
@@ -243,33 +243,23 @@ describe("fields", () => {
           "error",
           "config.evictionSoftGracePeriod",
           "wrong-type",
-          'expected a map of signal names to strings, got the string "memory.available=1m"',
+          'expected a map of signal names to strings, got "memory.available=1m"',
         ],
         [
           "error",
           "config.evictionMaxPodGracePeriod",
           "wrong-type",
-          'expected an integer number of seconds, got the string "60"',
+          'expected an integer number of seconds, got "60"',
         ],
         [
           "error",
           "config.evictionPressureTransitionPeriod",
           "wrong-type",
-          'expected a Go duration string such as "5m0s", got the number 300',
+          'expected a Go duration string such as "5m0s", got 300',
         ],
-        [
-          "error",
-          "config.mergeDefaultEvictionSettings",
-          "wrong-type",
-          'expected true or false, got the string "true"',
-        ],
-        ["error", "config.kernelMemcgNotification", "wrong-type", "expected true or false, got the number 1"],
-        [
-          "error",
-          "config.enforceNodeAllocatable",
-          "wrong-type",
-          'expected a list of strings, got the string "pods"',
-        ],
+        ["error", "config.mergeDefaultEvictionSettings", "wrong-type", 'expected true or false, got "true"'],
+        ["error", "config.kernelMemcgNotification", "wrong-type", "expected true or false, got 1"],
+        ["error", "config.enforceNodeAllocatable", "wrong-type", 'expected a list of strings, got "pods"'],
       ],
     );
   });
@@ -296,7 +286,7 @@ describe("fields", () => {
           "invalid-duration",
           'time: missing unit in duration "5"',
         ],
-        ["error", "config.enforceNodeAllocatable[1]", "wrong-type", "expected a string, got the number 3"],
+        ["error", "config.enforceNodeAllocatable[1]", "wrong-type", "expected a string, got 3"],
       ],
     );
   });

@@ -21,27 +21,12 @@ import type {
   SettingMap,
 } from "./setting-types.js";
 import { EVICTION_MAP_FIELDS } from "./setting-types.js";
-
-type PlainObject = Readonly<Record<string, unknown>>;
-
-function isPlainObject(v: unknown): v is PlainObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Names a decoded value for a message: `the number 100`, `a list`, `the string "x"`. */
-function describe(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "a list";
-  if (typeof v === "object") return "a map";
-  if (typeof v === "string") return `the string ${JSON.stringify(v)}`;
-  if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint")
-    return `the ${typeof v} ${String(v)}`;
-  return `a ${typeof v}`;
-}
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject, type RawObject } from "../raw/raw-object.js";
 
 const LOWERCASE_FIELDS = new Map([...KUBELET_CONFIGURATION_FIELDS].map((f) => [f.toLowerCase(), f]));
 
-function checkUnknownFields(obj: PlainObject, path: string, issues: IssueList): void {
+function checkUnknownFields(obj: RawObject, path: string, issues: IssueList): void {
   for (const key of Object.keys(obj)) {
     if (KUBELET_CONFIGURATION_FIELDS.has(key)) continue;
     // The kubelet decodes field names case-sensitively, so `EvictionHard` is silently ignored.
@@ -57,7 +42,7 @@ function checkUnknownFields(obj: PlainObject, path: string, issues: IssueList): 
 }
 
 function readSignalMap(
-  obj: PlainObject,
+  obj: RawObject,
   field: EvictionMapField,
   path: string,
   issues: IssueList,
@@ -66,8 +51,12 @@ function readSignalMap(
   const mapPath = pathKey(path, field);
   // Absent and null both decode to a nil map (for evictionHard that means "use the defaults").
   if (raw === undefined || raw === null) return undefined;
-  if (!isPlainObject(raw)) {
-    issues.error(mapPath, "wrong-type", `expected a map of signal names to strings, got ${describe(raw)}`);
+  if (!isRawObject(raw)) {
+    issues.error(
+      mapPath,
+      "wrong-type",
+      `expected a map of signal names to strings, got ${describeValue(raw)}`,
+    );
     return undefined;
   }
   const entries: SettingEntry[] = [];
@@ -79,14 +68,14 @@ function readSignalMap(
     else if (value === null) entries.push({ key, value: "", path: entryPath });
     else {
       const quoteHint = typeof value === "number" ? ` (quote it: "${String(value)}")` : "";
-      issues.error(entryPath, "wrong-type", `expected a string, got ${describe(value)}${quoteHint}`);
+      issues.error(entryPath, "wrong-type", `expected a string, got ${describeValue(value)}${quoteHint}`);
     }
   }
   return { path: mapPath, entries };
 }
 
 function readBool(
-  obj: PlainObject,
+  obj: RawObject,
   field: string,
   path: string,
   issues: IssueList,
@@ -95,7 +84,7 @@ function readBool(
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
   if (typeof raw === "boolean") return { value: raw, path: p };
-  issues.error(p, "wrong-type", `expected true or false, got ${describe(raw)}`);
+  issues.error(p, "wrong-type", `expected true or false, got ${describeValue(raw)}`);
   return undefined;
 }
 
@@ -103,7 +92,7 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 function readInt32(
-  obj: PlainObject,
+  obj: RawObject,
   field: string,
   path: string,
   issues: IssueList,
@@ -113,7 +102,7 @@ function readInt32(
   const p = pathKey(path, field);
   const n = typeof raw === "bigint" ? Number(raw) : raw;
   if (typeof n !== "number" || !Number.isInteger(n)) {
-    issues.error(p, "wrong-type", `expected an integer number of seconds, got ${describe(raw)}`);
+    issues.error(p, "wrong-type", `expected an integer number of seconds, got ${describeValue(raw)}`);
     return undefined;
   }
   if (n < INT32_MIN || n > INT32_MAX) {
@@ -124,7 +113,7 @@ function readInt32(
 }
 
 function readDuration(
-  obj: PlainObject,
+  obj: RawObject,
   field: string,
   path: string,
   issues: IssueList,
@@ -133,7 +122,7 @@ function readDuration(
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
   if (typeof raw !== "string") {
-    issues.error(p, "wrong-type", `expected a Go duration string such as "5m0s", got ${describe(raw)}`);
+    issues.error(p, "wrong-type", `expected a Go duration string such as "5m0s", got ${describeValue(raw)}`);
     return undefined;
   }
   try {
@@ -146,7 +135,7 @@ function readDuration(
 }
 
 function readStringList(
-  obj: PlainObject,
+  obj: RawObject,
   field: string,
   path: string,
   issues: IssueList,
@@ -155,18 +144,18 @@ function readStringList(
   if (raw === undefined || raw === null) return undefined;
   const p = pathKey(path, field);
   if (!Array.isArray(raw)) {
-    issues.error(p, "wrong-type", `expected a list of strings, got ${describe(raw)}`);
+    issues.error(p, "wrong-type", `expected a list of strings, got ${describeValue(raw)}`);
     return undefined;
   }
   const items: Setting<string>[] = [];
   raw.forEach((item: unknown, i) => {
     if (typeof item === "string") items.push({ value: item, path: pathIndex(p, i) });
-    else issues.error(pathIndex(p, i), "wrong-type", `expected a string, got ${describe(item)}`);
+    else issues.error(pathIndex(p, i), "wrong-type", `expected a string, got ${describeValue(item)}`);
   });
   return { path: p, items };
 }
 
-function readEvictionFields(obj: PlainObject, path: string, issues: IssueList): EvictionSettingsLayer {
+function readEvictionFields(obj: RawObject, path: string, issues: IssueList): EvictionSettingsLayer {
   checkUnknownFields(obj, path, issues);
   const layer: { -readonly [K in keyof EvictionSettingsLayer]: EvictionSettingsLayer[K] } = {
     basePath: path,
@@ -191,7 +180,7 @@ function readEvictionFields(obj: PlainObject, path: string, issues: IssueList): 
 }
 
 function readTypeMetaString(
-  obj: PlainObject,
+  obj: RawObject,
   field: "apiVersion" | "kind",
   path: string,
   issues: IssueList,
@@ -199,7 +188,7 @@ function readTypeMetaString(
   const raw = obj[field];
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw === "string") return raw;
-  issues.error(pathKey(path, field), "wrong-type", `expected a string, got ${describe(raw)}`);
+  issues.error(pathKey(path, field), "wrong-type", `expected a string, got ${describeValue(raw)}`);
   return "";
 }
 
@@ -209,11 +198,11 @@ function readTypeMetaString(
  * and an object without apiVersion/kind (warning: the kubelet itself would refuse it).
  */
 export function readKubeletConfig(raw: unknown, path: string, issues: IssueList): EvictionSettingsLayer {
-  if (!isPlainObject(raw)) {
+  if (!isRawObject(raw)) {
     issues.error(
       path,
       "wrong-type",
-      `expected a KubeletConfiguration object (${KUBELET_CONFIG_API_VERSION}), got ${describe(raw)}`,
+      `expected a KubeletConfiguration object (${KUBELET_CONFIG_API_VERSION}), got ${describeValue(raw)}`,
     );
     return { basePath: path };
   }
@@ -261,16 +250,16 @@ export function readKubeletConfig(raw: unknown, path: string, issues: IssueList)
   return readEvictionFields(raw, path, issues);
 }
 
-function readOpenShiftWrapper(raw: PlainObject, path: string, issues: IssueList): EvictionSettingsLayer {
+function readOpenShiftWrapper(raw: RawObject, path: string, issues: IssueList): EvictionSettingsLayer {
   const specPath = pathKey(path, "spec");
   const innerPath = pathKey(specPath, "kubeletConfig");
   const spec = raw["spec"];
-  const inner = isPlainObject(spec) ? spec["kubeletConfig"] : undefined;
-  if (!isPlainObject(inner)) {
+  const inner = isRawObject(spec) ? spec["kubeletConfig"] : undefined;
+  if (!isRawObject(inner)) {
     issues.error(
       innerPath,
       "missing-field",
-      `an OpenShift ${OPENSHIFT_KUBELET_CONFIG_KIND} must hold the KubeletConfiguration in spec.kubeletConfig, got ${describe(inner ?? null)}`,
+      `an OpenShift ${OPENSHIFT_KUBELET_CONFIG_KIND} must hold the KubeletConfiguration in spec.kubeletConfig, got ${describeValue(inner)}`,
     );
     return { basePath: innerPath };
   }

@@ -11,6 +11,8 @@ import { IssueList, pathKey, type Issue } from "../issues.js";
 import type { EvictionConfig } from "../model.js";
 import { thresholdQuantity } from "../engine/threshold-quantity.js";
 import { parseQuantity, QuantityError, quantityValue } from "../quantity.js";
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject, type RawObject } from "../raw/raw-object.js";
 
 export const NODE_FILE_KIND = "EvictdNode";
 export const NODE_FILE_API_VERSION = "evictd.io/v1alpha1";
@@ -75,13 +77,8 @@ const KNOWN = new Set([
   "notifications",
 ]);
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const show = (v: unknown): string =>
-  typeof v === "bigint" ? v.toString() : (JSON.stringify(v) ?? String(v));
-
 function quantityField(
-  obj: Obj,
+  obj: RawObject,
   key: string,
   path: string,
   issues: IssueList,
@@ -94,28 +91,28 @@ function quantityField(
     issues.error(
       p,
       "type",
-      `expected a quantity such as ${unit === "bytes" ? "2Gi" : "4096"}, got ${show(v)}`,
+      `expected a quantity such as ${unit === "bytes" ? "2Gi" : "4096"}, got ${describeValue(v)}`,
     );
     return undefined;
   }
   try {
     const n = quantityValue(parseQuantity(String(v)));
     if (n < 0n) {
-      issues.error(p, "negative", `must not be negative, got ${show(v)}`);
+      issues.error(p, "negative", `must not be negative, got ${describeValue(v)}`);
       return undefined;
     }
     return n;
   } catch (e) {
     if (!(e instanceof QuantityError)) throw e;
-    issues.error(p, "invalid-quantity", `invalid quantity ${show(v)}: ${e.message}`);
+    issues.error(p, "invalid-quantity", `invalid quantity ${describeValue(v)}: ${e.message}`);
     return undefined;
   }
 }
 
 function resources(raw: unknown, path: string, issues: IssueList): NodeResources {
   if (raw === undefined) return {};
-  if (!isObj(raw)) {
-    issues.error(path, "type", `expected {memory: ..., pids: ...}, got ${show(raw)}`);
+  if (!isRawObject(raw)) {
+    issues.error(path, "type", `expected {memory: ..., pids: ...}, got ${describeValue(raw)}`);
     return {};
   }
   for (const k of Object.keys(raw)) {
@@ -133,7 +130,7 @@ function resources(raw: unknown, path: string, issues: IssueList): NodeResources
 }
 
 function stringField(
-  obj: Obj,
+  obj: RawObject,
   key: string,
   issues: IssueList,
   required: boolean,
@@ -145,7 +142,7 @@ function stringField(
     return undefined;
   }
   if (typeof v !== "string" || v === "") {
-    issues.error(key, "type", `expected ${example}, got ${show(v)}`);
+    issues.error(key, "type", `expected ${example}, got ${describeValue(v)}`);
     return undefined;
   }
   return v;
@@ -155,7 +152,7 @@ function parseListen(v: unknown, issues: IssueList): { host: string; port: numbe
   const fallback = { host: "127.0.0.1", port: 10255 };
   if (v === undefined) return fallback;
   if (typeof v !== "string") {
-    issues.error("listen", "type", `expected "host:port" such as "127.0.0.1:10255", got ${show(v)}`);
+    issues.error("listen", "type", `expected "host:port" such as "127.0.0.1:10255", got ${describeValue(v)}`);
     return fallback;
   }
   const parsed = parseListenAddress(v);
@@ -169,11 +166,16 @@ function parseListen(v: unknown, issues: IssueList): { host: string; port: numbe
 export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   const issues = new IssueList();
   const raw = input.raw;
-  if (!isObj(raw))
+  if (!isRawObject(raw))
     return {
       ok: false,
       issues: [
-        { severity: "error", path: "node", code: "type", message: `expected a mapping, got ${show(raw)}` },
+        {
+          severity: "error",
+          path: "node",
+          code: "type",
+          message: `expected a mapping, got ${describeValue(raw)}`,
+        },
       ],
     };
   for (const k of Object.keys(raw)) {
@@ -181,19 +183,22 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
       issues.warning(pathKey("", k), "unknown-field", `unknown field ${JSON.stringify(k)} (ignored)`);
   }
   if (raw["kind"] !== undefined && raw["kind"] !== NODE_FILE_KIND) {
-    issues.error("kind", "kind", `expected ${NODE_FILE_KIND}, got ${show(raw["kind"])}`);
+    issues.error("kind", "kind", `expected ${NODE_FILE_KIND}, got ${describeValue(raw["kind"])}`);
   }
   if (raw["apiVersion"] !== undefined && raw["apiVersion"] !== NODE_FILE_API_VERSION) {
     issues.error(
       "apiVersion",
       "version",
-      `expected ${NODE_FILE_API_VERSION}, got ${show(raw["apiVersion"])}`,
+      `expected ${NODE_FILE_API_VERSION}, got ${describeValue(raw["apiVersion"])}`,
     );
   }
   const name = stringField(raw, "name", issues, false, "a node name") ?? input.hostname;
 
   const capacity = resources(raw["capacity"], "capacity", issues);
-  if (raw["capacity"] === undefined || (isObj(raw["capacity"]) && raw["capacity"]["memory"] === undefined)) {
+  if (
+    raw["capacity"] === undefined ||
+    (isRawObject(raw["capacity"]) && raw["capacity"]["memory"] === undefined)
+  ) {
     issues.error(
       "capacity.memory",
       "required",
@@ -224,9 +229,12 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
     const v = raw["housekeepingInterval"];
     try {
       if (typeof v !== "string")
-        throw new DurationError(`expected a Go duration such as "10s", got ${show(v)}`, show(v));
+        throw new DurationError(
+          `expected a Go duration such as "10s", got ${describeValue(v)}`,
+          describeValue(v),
+        );
       const ms = durationToMs(parseGoDuration(v));
-      if (ms <= 0) issues.error("housekeepingInterval", "range", `must be positive, got ${show(v)}`);
+      if (ms <= 0) issues.error("housekeepingInterval", "range", `must be positive, got ${describeValue(v)}`);
       else housekeepingIntervalMs = ms;
     } catch (e) {
       if (!(e instanceof DurationError)) throw e;
@@ -237,7 +245,11 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   let notifications = true;
   if (raw["notifications"] !== undefined) {
     if (typeof raw["notifications"] !== "boolean")
-      issues.error("notifications", "type", `expected true or false, got ${show(raw["notifications"])}`);
+      issues.error(
+        "notifications",
+        "type",
+        `expected true or false, got ${describeValue(raw["notifications"])}`,
+      );
     else notifications = raw["notifications"];
   }
 
@@ -245,12 +257,12 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   if (raw["flags"] !== undefined) {
     const f = raw["flags"];
     if (!Array.isArray(f) || !f.every((x) => typeof x === "string"))
-      issues.error("flags", "type", `expected a list of kubelet flags, got ${show(f)}`);
+      issues.error("flags", "type", `expected a list of kubelet flags, got ${describeValue(f)}`);
     else flags = f;
   }
   const configRaw = typeof raw["config"] === "string" ? input.configFromFile : raw["config"];
   const config =
-    isObj(configRaw) && configRaw["apiVersion"] === undefined && configRaw["kind"] === undefined
+    isRawObject(configRaw) && configRaw["apiVersion"] === undefined && configRaw["kind"] === undefined
       ? { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...configRaw }
       : configRaw;
   const built = buildEvictionConfig({

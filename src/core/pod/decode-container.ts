@@ -5,16 +5,9 @@
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
 import type { Container } from "../model.js";
 import { decodeContainerResources } from "./decode-resources.js";
-import {
-  describeValue,
-  isRawObject,
-  readArray,
-  readObject,
-  readRequiredString,
-  readString,
-  readStringList,
-  type RawObject,
-} from "./raw-fields.js";
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject, type RawObject } from "../raw/raw-object.js";
+import { readArray, readObject, readRequiredString, readString, readStringList } from "./raw-fields.js";
 
 export type ContainerKind = "container" | "initContainer";
 

@@ -11,16 +11,15 @@ import { decodeContainer, type ContainerKind } from "./decode-container.js";
 import { decodeResourceList, decodeResourceRequirements } from "./decode-resources.js";
 import { decodeVolumes } from "./decode-volumes.js";
 import { defaultPodLevelResources } from "./pod-level-defaults.js";
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject, type RawObject } from "../raw/raw-object.js";
 import {
-  describeValue,
-  isRawObject,
   readArray,
   readInteger,
   readObject,
   readRequiredString,
   readString,
   readStringMap,
-  type RawObject,
 } from "./raw-fields.js";
 import { GO_ZERO_TIME_MS, parseRfc3339 } from "../time/rfc3339.js";
 

@@ -17,7 +17,9 @@ import {
   quantitySign,
   type Quantity,
 } from "../quantity.js";
-import { describeValue, readObject, type RawObject } from "./raw-fields.js";
+import { describeValue } from "../raw/describe-value.js";
+import type { RawObject } from "../raw/raw-object.js";
+import { readObject } from "./raw-fields.js";
 
 const NANOS_PER_MILLI = 1_000_000n;
 

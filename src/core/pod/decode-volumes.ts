@@ -5,7 +5,9 @@
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
 import type { Volume, VolumeKind } from "../model.js";
 import { decodeQuantity } from "./decode-resources.js";
-import { describeValue, isRawObject, readObject, readRequiredString, readString } from "./raw-fields.js";
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject } from "../raw/raw-object.js";
+import { readObject, readRequiredString, readString } from "./raw-fields.js";
 
 /** Source fields that map to a kind of their own; any other source is "other". */
 const KNOWN_SOURCES: readonly Exclude<VolumeKind, "other">[] = [

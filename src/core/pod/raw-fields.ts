@@ -3,32 +3,8 @@
  * the wrong type instead of stopping, the way the API server's strict decoder would reject them.
  */
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
-
-/** A parsed JSON object (not null, not an array). */
-export type RawObject = Readonly<Record<string, unknown>>;
-
-export function isRawObject(value: unknown): value is RawObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Names a JSON value for messages: `the number 5`, `an array`, `null`. */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  switch (typeof value) {
-    case "string":
-      return `the string ${JSON.stringify(value)}`;
-    case "number":
-    case "bigint":
-      return `the number ${String(value)}`;
-    case "boolean":
-      return `the boolean ${String(value)}`;
-    case "object":
-      return "an object";
-    default:
-      return typeof value;
-  }
-}
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject, type RawObject } from "../raw/raw-object.js";
 
 function typeError(issues: IssueList, path: string, expected: string, value: unknown): void {
   issues.error(path, "invalid-type", `expected ${expected}, got ${describeValue(value)}`);

@@ -16,8 +16,8 @@ import type {
   SystemContainerStats,
   VolumeStats,
 } from "../model.js";
+import { isRawObject } from "../raw/raw-object.js";
 import {
-  isRawObject,
   type RawContainer,
   type RawFs,
   type RawMemory,

@@ -88,8 +88,3 @@ export interface RawPvcRef {
 export interface RawProcessStats {
   readonly process_count?: unknown;
 }
-
-/** A plain JSON object (not null, not a list). */
-export function isRawObject(raw: unknown): raw is object {
-  return typeof raw === "object" && raw !== null && !Array.isArray(raw);
-}

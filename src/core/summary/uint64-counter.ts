@@ -3,7 +3,7 @@
  * to. Accepted: non-negative safe-integer numbers, bigints (the YAML reader's exact integers) and the
  * JSON reader's exact-integer sentinel strings, all within uint64.
  */
-import { describeValue } from "./describe-value.js";
+import { describeValue } from "../raw/describe-value.js";
 import { exactInteger } from "./exact-integer.js";
 
 /** 2^64 − 1, the largest value Go's uint64 fields can carry. */

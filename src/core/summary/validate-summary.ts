@@ -3,9 +3,9 @@
  * without building anything, so a replay can reject bad input before it prints a single step.
  */
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
-import { describeValue } from "./describe-value.js";
+import { describeValue } from "../raw/describe-value.js";
+import { isRawObject } from "../raw/raw-object.js";
 import {
-  isRawObject,
   type RawContainer,
   type RawFs,
   type RawMemory,

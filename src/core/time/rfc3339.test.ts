@@ -1,7 +1,8 @@
+/** parseRfc3339 against Go's decoder, and the RFC3339Nano formatting read back through it. */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { GO_ZERO_TIME_MS, parseRfc3339, Rfc3339Memo } from "./rfc3339.js";
+import { formatRfc3339Ms, formatRfc3339Nano, GO_ZERO_TIME_MS, parseRfc3339, Rfc3339Memo } from "./rfc3339.js";
 
 /** Epoch ms for a UTC calendar date, valid for years 0–99 too (Date.UTC maps those to 1900+). */
 function utc(year: number, month: number, day: number, h = 0, m = 0, s = 0): number {
@@ -117,3 +118,50 @@ for (const c of podCases) {
     else assert.ok(Math.abs(got - c.want) < 1e-6, `${got} != ${c.want}`);
   });
 }
+
+describe("formatRfc3339Nano", () => {
+  const cases = [
+    { name: "whole second: no fraction", ns: 1_782_468_875_000_000_000n, want: "2026-06-26T10:14:35Z" },
+    { name: "nanoseconds", ns: 1_782_468_875_123_456_789n, want: "2026-06-26T10:14:35.123456789Z" },
+    { name: "trailing zeros dropped", ns: 1_782_468_875_120_000_000n, want: "2026-06-26T10:14:35.12Z" },
+    { name: "leading zeros kept", ns: 1_782_468_875_000_000_100n, want: "2026-06-26T10:14:35.0000001Z" },
+    { name: "epoch", ns: 0n, want: "1970-01-01T00:00:00Z" },
+    { name: "before the epoch", ns: -1n, want: "1969-12-31T23:59:59.999999999Z" },
+  ];
+  for (const c of cases) test(c.name, () => assert.equal(formatRfc3339Nano(c.ns), c.want));
+
+  test("parseRfc3339 reads it back to the microsecond", () => {
+    const back = parseRfc3339(formatRfc3339Nano(1_782_468_875_123_456_789n));
+    assert.equal(typeof back, "number");
+    assert.ok(Math.abs((back as number) - 1_782_468_875_123.456) < 0.001, String(back));
+  });
+});
+
+describe("formatRfc3339Ms", () => {
+  test("milliseconds, and microseconds when present", () => {
+    assert.equal(formatRfc3339Ms(1_782_468_875_000), "2026-06-26T10:14:35Z");
+    assert.equal(formatRfc3339Ms(1_782_468_875_250), "2026-06-26T10:14:35.25Z");
+    assert.equal(formatRfc3339Ms(1_782_468_875_000.5), "2026-06-26T10:14:35.0005Z");
+    assert.equal(formatRfc3339Ms(1_782_468_875_123.456), "2026-06-26T10:14:35.123456Z");
+  });
+
+  test("rounding noise below a microsecond does not show", () => {
+    // 123.456 ms past the second is not exactly representable; the digits past µs would be noise.
+    assert.equal(formatRfc3339Ms(1_782_468_875_000 + 123.456), "2026-06-26T10:14:35.123456Z");
+    // A fraction that rounds up to the next millisecond carries into it.
+    assert.equal(formatRfc3339Ms(1_782_468_875_000 + 0.9996), "2026-06-26T10:14:35.001Z");
+  });
+
+  test("round-trips every microsecond time stamp parseRfc3339 returns", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 253_402_300_799_999 }),
+        fc.integer({ min: 0, max: 999 }),
+        (ms, us) => {
+          const text = formatRfc3339Ms(ms + us / 1000);
+          assert.equal(formatRfc3339Ms(parseRfc3339(text) as number), text);
+        },
+      ),
+    );
+  });
+});

@@ -1,6 +1,8 @@
 /**
- * RFC 3339 time stamps as Go's `time.Time` JSON decoding reads them, turned into epoch milliseconds.
- * Hand-rolled over char codes because a replay decodes thousands of them per second of input.
+ * RFC 3339 time stamps, both ways: parsed as Go's `time.Time` JSON decoding reads them (into epoch
+ * milliseconds; hand-rolled over char codes because a replay decodes thousands of them per second of
+ * input), and written as Go's `time.RFC3339Nano` layout writes them (UTC, the fraction without
+ * trailing zeros), from epoch nanoseconds or epoch milliseconds.
  */
 import type { EpochMs } from "../model.js";
 
@@ -143,4 +145,55 @@ export class Rfc3339Memo {
     this.lastResult = result;
     return result;
   }
+}
+
+const NS_PER_MS = 1_000_000n;
+const NS_PER_S = 1_000_000_000n;
+
+/**
+ * Formats `ns` (nanoseconds after the Unix epoch) as `2026-06-26T10:14:35.123456789Z`, dropping
+ * trailing zeros of the fraction and the dot with them, as Go's `RFC3339Nano` layout does.
+ *
+ * Upstream's `metav1.Time` marshals whole seconds only; evictd writes the fraction because it samples
+ * more often than once a second and the engine's freshness filter (an observation counts only if
+ * newer than the last) needs to tell the samples apart. {@link parseRfc3339} reads fractions, as Go's
+ * decoder does.
+ */
+export function formatRfc3339Nano(ns: bigint): string {
+  let seconds = ns / NS_PER_S;
+  let fraction = ns % NS_PER_S;
+  if (fraction < 0n) {
+    // Before 1970: floor the seconds so the fraction stays positive.
+    seconds -= 1n;
+    fraction += NS_PER_S;
+  }
+  const iso = new Date(Number(seconds) * 1000).toISOString(); // 2026-06-26T10:14:35.000Z
+  const base = iso.slice(0, iso.length - 5);
+  if (fraction === 0n) return `${base}Z`;
+  return `${base}.${fraction.toString().padStart(9, "0").replace(/0+$/, "")}Z`;
+}
+
+/**
+ * Recently formatted times: a replay step's observations mostly share a handful of time stamps, and
+ * the same ones recur from step to step until the next sample. Bounded, so a long replay cannot grow
+ * it; a cache of a pure function, so callers cannot observe it.
+ */
+const recentMs = new Map<number, string>();
+
+/**
+ * Formats epoch milliseconds (possibly fractional, as {@link parseRfc3339} returns them) the same way,
+ * to the microsecond: the precision {@link parseRfc3339} keeps, and about all a double holding epoch
+ * milliseconds can carry (its spacing near 2026 is a quarter of a microsecond), so finer digits would
+ * be rounding noise. `2025-01-01T00:00:00Z`, `…:00.25Z`, `…:00.000123Z`.
+ */
+export function formatRfc3339Ms(ms: number): string {
+  let text = recentMs.get(ms);
+  if (text === undefined) {
+    if (recentMs.size >= 1024) recentMs.clear();
+    const whole = Math.floor(ms);
+    const micros = BigInt(Math.round((ms - whole) * 1000));
+    text = formatRfc3339Nano(BigInt(whole) * NS_PER_MS + micros * 1000n);
+    recentMs.set(ms, text);
+  }
+  return text;
 }

@@ -6,7 +6,7 @@
  * line is parsed only when the next non-blank line starts with `{`.
  */
 import { parseJsonExact } from "../json/parse-json-exact.js";
-import { isRawObject } from "./raw-value.js";
+import { isRawObject } from "../../core/raw/raw-object.js";
 
 export function isJsonlFileName(file: string): boolean {
   return /\.(jsonl|ndjson)$/i.test(file);

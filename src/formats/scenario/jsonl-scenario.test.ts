@@ -93,7 +93,7 @@ describe("readJsonlScenario", () => {
     assert.equal(r.steps.length, 1);
     assert.equal(r.issues.length, 3, r.issues.join("\n"));
     assert.match(r.issues[0] ?? "", /^t\.jsonl:3:\d+: steps\[1\]: invalid JSON: /);
-    assert.match(r.issues[1] ?? "", /^t\.jsonl:4:1: steps\[2\]: expected a step mapping .*got \[1,2\]/);
+    assert.match(r.issues[1] ?? "", /^t\.jsonl:4:1: steps\[2\]: expected a step mapping .*got a list/);
     assert.match(r.issues[2] ?? "", /^t\.jsonl:5:1: steps\[3\]: expected a step mapping .*got 42/);
   });
 

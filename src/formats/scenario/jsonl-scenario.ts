@@ -10,7 +10,8 @@ import { locateIssues, type PositionLookup } from "../position-lookup.js";
 import { createJsonPositionLookup } from "../json-position-lookup.js";
 import { JsonSyntaxError, parseJsonExact } from "../json/parse-json-exact.js";
 import type { LineItem } from "./jsonl-lines.js";
-import { isRawObject, showValue as show } from "./raw-value.js";
+import { isRawObject } from "../../core/raw/raw-object.js";
+import { describeValue } from "../../core/raw/describe-value.js";
 import { ReferencedFiles } from "./referenced-files.js";
 import { loadScenarioHeader } from "./scenario-header.js";
 import type { OpenedScenario, ScenarioStream } from "./scenario-stream.js";
@@ -109,7 +110,7 @@ export async function readJsonlScenario(
       severity: "error",
       path: "scenario",
       code: "type",
-      message: `expected a mapping at the top level (the header line), got ${show(parsed.value)}`,
+      message: `expected a mapping at the top level (the header line), got ${describeValue(parsed.value)}`,
       file,
       line: headerLine.line,
       column: 1,
@@ -123,7 +124,7 @@ export async function readJsonlScenario(
       issues.error(
         "steps",
         "jsonl-header-steps",
-        `a JSONL header holds no steps (each step is a line of its own after it): expected steps to be absent or [], got ${Array.isArray(steps) ? `a list of ${steps.length} step(s)` : show(steps)}`,
+        `a JSONL header holds no steps (each step is a line of its own after it): expected steps to be absent or [], got ${Array.isArray(steps) ? `a list of ${steps.length} step(s)` : describeValue(steps)}`,
       );
     }
     all.push(...locateIssues(issues.items, "", linePositions(headerLine), file), ...external.splice(0));

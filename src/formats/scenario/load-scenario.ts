@@ -14,7 +14,8 @@ import {
   readStructuredFile,
   type StructuredFile,
 } from "../structured-file.js";
-import { isRawObject, showValue as show } from "./raw-value.js";
+import { isRawObject } from "../../core/raw/raw-object.js";
+import { describeValue } from "../../core/raw/describe-value.js";
 import { ReferencedFiles } from "./referenced-files.js";
 import { loadScenarioHeader } from "./scenario-header.js";
 import { StepLoader } from "./step-loader.js";
@@ -76,7 +77,7 @@ export async function loadScenario(
           severity: "error",
           path: "scenario",
           code: "type",
-          message: `expected a mapping at the top level, got ${show(root)}`,
+          message: `expected a mapping at the top level, got ${describeValue(root)}`,
           file: label,
         },
       ],
@@ -91,7 +92,7 @@ export async function loadScenario(
   const rawSteps = root["steps"];
   if (rawSteps === undefined) issues.error("steps", "required", "missing: a scenario needs a list of steps");
   else if (!Array.isArray(rawSteps))
-    issues.error("steps", "type", `expected a list of steps, got ${show(rawSteps)}`);
+    issues.error("steps", "type", `expected a list of steps, got ${describeValue(rawSteps)}`);
   else {
     const loader = new StepLoader(files);
     for (let i = 0; i < rawSteps.length; i++) {

@@ -13,7 +13,8 @@ import { parseRfc3339 } from "../../core/time/rfc3339.js";
 import type { ScenarioHeader } from "../../app/replay/scenario.js";
 import { loadKubeletConfigFile } from "../load-kubelet-config-file.js";
 import { locateIssues } from "../position-lookup.js";
-import { isRawObject, showValue as show, type RawObject } from "./raw-value.js";
+import { isRawObject, type RawObject } from "../../core/raw/raw-object.js";
+import { describeValue } from "../../core/raw/describe-value.js";
 import { displayPath, type ReferencedFiles } from "./referenced-files.js";
 
 const TOP_KEYS = new Set(["start", "config", "flags", "node", "filesystems", "evictedPods", "pods", "steps"]);
@@ -51,7 +52,7 @@ export async function loadScenarioHeader(
       issues.error(
         "start",
         "invalid-time",
-        `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${show(root["start"])}`,
+        `expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got ${describeValue(root["start"])}`,
       );
     else start = t;
   }
@@ -83,7 +84,7 @@ export async function loadScenarioHeader(
       issues.error(
         "flags",
         "type",
-        `expected a list of kubelet flags such as ["--eviction-hard=memory.available<100Mi"], got ${show(root["flags"])}`,
+        `expected a list of kubelet flags such as ["--eviction-hard=memory.available<100Mi"], got ${describeValue(root["flags"])}`,
       );
     } else flags = root["flags"];
   }
@@ -111,15 +112,20 @@ export async function loadScenarioHeader(
       isRawObject(node) && isRawObject(node["status"]) && isRawObject(node["status"]["capacity"])
         ? node["status"]["capacity"]["memory"]
         : undefined;
-    if (!isRawObject(node)) issues.error("node", "type", `expected a v1 Node object, got ${show(node)}`);
+    if (!isRawObject(node))
+      issues.error("node", "type", `expected a v1 Node object, got ${describeValue(node)}`);
     else if (mem !== undefined) {
       try {
         if (typeof mem !== "string" && typeof mem !== "number")
-          throw new QuantityError("expected a quantity such as 16Gi", show(mem));
+          throw new QuantityError("expected a quantity such as 16Gi", describeValue(mem));
         nodeMemoryCapacity = quantityValue(parseQuantity(String(mem)));
       } catch (e) {
         if (!(e instanceof QuantityError)) throw e;
-        issues.error("node.status.capacity.memory", "invalid-quantity", `${show(mem)}: ${e.message}`);
+        issues.error(
+          "node.status.capacity.memory",
+          "invalid-quantity",
+          `${describeValue(mem)}: ${e.message}`,
+        );
       }
     }
   }
@@ -129,13 +135,18 @@ export async function loadScenarioHeader(
     const f = root["filesystems"];
     if (typeof f === "string" && (LAYOUTS as readonly string[]).includes(f))
       filesystems = f as FilesystemLayout;
-    else issues.error("filesystems", "enum", `expected one of single, dedicated, split, got ${show(f)}`);
+    else
+      issues.error(
+        "filesystems",
+        "enum",
+        `expected one of single, dedicated, split, got ${describeValue(f)}`,
+      );
   }
   let evictedPods: "remove" | "keep" = "remove";
   if (root["evictedPods"] !== undefined) {
     const e = root["evictedPods"];
     if (e === "remove" || e === "keep") evictedPods = e;
-    else issues.error("evictedPods", "enum", `expected remove or keep, got ${show(e)}`);
+    else issues.error("evictedPods", "enum", `expected remove or keep, got ${describeValue(e)}`);
   }
 
   const pods = await loadPods(root["pods"], "pods", checks.files, issues);

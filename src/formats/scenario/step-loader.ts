@@ -10,7 +10,8 @@ import type { Pod } from "../../core/model.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { RawSummary, ScenarioStep } from "../../app/replay/scenario.js";
-import { isRawObject, showValue as show } from "./raw-value.js";
+import { isRawObject } from "../../core/raw/raw-object.js";
+import { describeValue } from "../../core/raw/describe-value.js";
 import type { ReferencedFiles } from "./referenced-files.js";
 
 const STEP_KEYS = new Set([
@@ -46,7 +47,7 @@ export class StepLoader {
     const before = issues.items.length;
     const path = pathIndex("steps", index);
     if (!isRawObject(raw)) {
-      issues.error(path, "type", `expected a step mapping with at least "at", got ${show(raw)}`);
+      issues.error(path, "type", `expected a step mapping with at least "at", got ${describeValue(raw)}`);
       return undefined;
     }
     for (const k of Object.keys(raw)) {
@@ -63,11 +64,11 @@ export class StepLoader {
         "missing: every step needs `at`, a Go duration since start such as 30s",
       );
     else if (typeof at !== "string" && at !== 0)
-      issues.error(`${path}.at`, "type", `expected a Go duration such as "30s", got ${show(at)}`);
+      issues.error(`${path}.at`, "type", `expected a Go duration such as "30s", got ${describeValue(at)}`);
     else {
       try {
         const ns = parseGoDuration(String(at));
-        if (ns < 0n) issues.error(`${path}.at`, "negative", `must not be negative, got ${show(at)}`);
+        if (ns < 0n) issues.error(`${path}.at`, "negative", `must not be negative, got ${describeValue(at)}`);
         else atValid = true;
         atMs = durationToMs(ns);
       } catch (e) {
@@ -95,7 +96,7 @@ export class StepLoader {
         issues.error(
           `${path}.reclaimErrors`,
           "type",
-          `expected {images: "...", containers: "..."}, got ${show(re)}`,
+          `expected {images: "...", containers: "..."}, got ${describeValue(re)}`,
         );
       else {
         for (const [k, v] of Object.entries(re)) {
@@ -109,7 +110,7 @@ export class StepLoader {
             issues.error(
               pathKey(`${path}.reclaimErrors`, k),
               "type",
-              `expected an error message string, got ${show(v)}`,
+              `expected an error message string, got ${describeValue(v)}`,
             );
           else reclaimErrors[k] = v;
         }
@@ -122,7 +123,7 @@ export class StepLoader {
         issues.error(
           `${path}.${key}`,
           "type",
-          `expected a list of pods as "namespace/name" or UID, got ${show(v)}`,
+          `expected a list of pods as "namespace/name" or UID, got ${describeValue(v)}`,
         );
         return [];
       }

@@ -14,7 +14,7 @@ import { NanoClock } from "./nano-clock.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
 import { ProcessTable, readProcFile } from "./process-table.js";
 import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "../procfs.js";
-import { formatRfc3339Ms, formatRfc3339Nano } from "./rfc3339-nano.js";
+import { formatRfc3339Ms, formatRfc3339Nano } from "../../core/time/rfc3339.js";
 import {
   counter,
   fsJson,

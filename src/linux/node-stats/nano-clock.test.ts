@@ -1,32 +1,7 @@
-/** RFC 3339 formatting (Go's RFC3339Nano) and the nanosecond clock behind the collector's time stamps. */
+/** The nanosecond clock behind the collector's time stamps. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseRfc3339 } from "../../core/time/rfc3339.js";
 import { NanoClock } from "./nano-clock.js";
-import { formatRfc3339Ms, formatRfc3339Nano } from "./rfc3339-nano.js";
-
-describe("formatRfc3339Nano", () => {
-  const cases = [
-    { name: "whole second: no fraction", ns: 1_782_468_875_000_000_000n, want: "2026-06-26T10:14:35Z" },
-    { name: "nanoseconds", ns: 1_782_468_875_123_456_789n, want: "2026-06-26T10:14:35.123456789Z" },
-    { name: "trailing zeros dropped", ns: 1_782_468_875_120_000_000n, want: "2026-06-26T10:14:35.12Z" },
-    { name: "leading zeros kept", ns: 1_782_468_875_000_000_100n, want: "2026-06-26T10:14:35.0000001Z" },
-    { name: "epoch", ns: 0n, want: "1970-01-01T00:00:00Z" },
-    { name: "before the epoch", ns: -1n, want: "1969-12-31T23:59:59.999999999Z" },
-  ];
-  for (const c of cases) test(c.name, () => assert.equal(formatRfc3339Nano(c.ns), c.want));
-
-  test("the engine's reader reads it back to the microsecond", () => {
-    const back = parseRfc3339(formatRfc3339Nano(1_782_468_875_123_456_789n));
-    assert.equal(typeof back, "number");
-    assert.ok(Math.abs((back as number) - 1_782_468_875_123.456) < 0.001, String(back));
-  });
-
-  test("milliseconds", () => {
-    assert.equal(formatRfc3339Ms(1_782_468_875_250), "2026-06-26T10:14:35.25Z");
-    assert.equal(formatRfc3339Ms(1_782_468_875_000.5), "2026-06-26T10:14:35.0005Z");
-  });
-});
 
 describe("NanoClock", () => {
   /** Hand-driven clocks: wall in ms, monotonic in ns. */

@@ -1,7 +1,8 @@
+/** describeValue: how each kind of raw value is named in issue messages. */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { describeValue } from "./describe-value.js";
-import { EXACT_INT_PREFIX } from "./exact-integer.js";
+import { EXACT_INT_PREFIX } from "../summary/exact-integer.js";
 
 describe("describeValue", () => {
   const cases: { input: unknown; want: string }[] = [

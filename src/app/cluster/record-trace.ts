@@ -1,24 +1,29 @@
 /**
- * `evictd record --node NAME`: samples a cluster node's Summary every interval for a duration and
- * writes a replay scenario (JSONL, docs/replay-format.md): the kubelet's configuration from
- * configz, the Node, the pods at the start, then one step per sample with the pods that arrived
- * and left. Every line is appended whole, so the file is a valid scenario whenever it is read,
- * also after an interrupt.
+ * Recording a cluster node (`evictd record`): samples its Summary every interval for a duration and
+ * writes a replay scenario (JSONL, docs/replay-format.md): the kubelet's configuration, the Node,
+ * the pods at the start, then one step per sample with the pods that arrived and left. Lines go to
+ * a sink whole, one call each, so a file appended to is a valid scenario whenever it is read, also
+ * after an interrupt. A sample that cannot be read is skipped and counted, not fatal.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
-import { NodePodSet } from "../../app/cluster/node-pod-set.js";
-import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
-import { TraceRecorder } from "../../app/cluster/trace-recorder.js";
-import type { ClockPort, LoggerPort } from "../../app/ports.js";
 import { formatDurationMs } from "../../core/time/duration.js";
-import { clusterEvictionConfig } from "./cluster-eviction-config.js";
+import type { ClockPort, LoggerPort } from "../ports.js";
+import type { ClusterNodePort } from "./cluster-node-port.js";
+import type { ClusterEvictionSettings } from "./eviction-settings.js";
+import { NodePodSet } from "./node-pod-set.js";
+import { TraceRecorder } from "./trace-recorder.js";
 
 export interface RecordOptions {
   readonly api: ClusterNodePort;
+  /** The settings the header records (configz, or a file given instead). */
+  readonly settings: ClusterEvictionSettings;
+  /** Where the trace goes, for progress lines. */
   readonly output: string;
+  /** Starts the trace afresh (an earlier file of that name would otherwise mix with this recording). */
+  readonly truncate: () => void;
+  /** Appends one whole JSONL line. */
+  readonly append: (line: string) => void;
   readonly durationMs: number;
   readonly intervalMs: number;
-  readonly configFile?: string;
   readonly log: LoggerPort;
   readonly signal: AbortSignal;
   /** One line of progress (stderr on a terminal). */
@@ -32,9 +37,9 @@ export interface RecordResult {
   readonly interrupted: boolean;
 }
 
-export async function runRecord(o: RecordOptions): Promise<RecordResult> {
-  const { api, clock, log } = o;
-  const settings = await clusterEvictionConfig(api, o.configFile);
+/** Records until the duration is over or `signal` aborts; resolves with what was written. */
+export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
+  const { api, clock, log, settings } = o;
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
   const node = await api.node(o.signal);
 
@@ -44,8 +49,7 @@ export async function runRecord(o: RecordOptions): Promise<RecordResult> {
   try {
     await podSet.list(o.signal);
     const start = clock.now();
-    // Truncate first: an earlier file of that name would otherwise mix with this recording.
-    writeFileSync(o.output, "");
+    o.truncate();
     const recorder = new TraceRecorder(
       {
         start,
@@ -55,7 +59,7 @@ export async function runRecord(o: RecordOptions): Promise<RecordResult> {
         evictedPods: "remove",
         pods: podSet.active(),
       },
-      (line) => appendFileSync(o.output, line),
+      o.append,
     );
     let failedSamples = 0;
     const total = Math.floor(o.durationMs / o.intervalMs) + 1;

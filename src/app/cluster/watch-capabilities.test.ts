@@ -1,0 +1,24 @@
+/** watchCapabilities: what /status says `evictd watch` can and cannot do, per mode. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { watchCapabilities } from "./watch-capabilities.js";
+
+const base = {
+  source: "API server proxy https://k/api/v1/nodes/n1/proxy",
+  thresholdsOrigin: "configz of node n1",
+  layout: "single",
+  intervalMs: 10_000,
+} as const;
+
+test("names the source, the thresholds' origin, the layout and the interval", () => {
+  const c = watchCapabilities({ ...base, mode: "shadow" });
+  assert.equal(c[0], `stats and configuration from ${base.source}; thresholds from configz of node n1`);
+  assert.equal(c[1], "filesystem layout: single");
+  assert.match(c[3] ?? "", /the loop runs every 10s$/);
+});
+
+test("one sentence per mode", () => {
+  assert.match(watchCapabilities({ ...base, mode: "shadow" })[2] ?? "", /^shadow mode: .*no pod is touched/);
+  assert.match(watchCapabilities({ ...base, mode: "eviction-api" })[2] ?? "", /Eviction API/);
+  assert.match(watchCapabilities({ ...base, mode: "delete" })[2] ?? "", /deleted with the grace period/);
+});

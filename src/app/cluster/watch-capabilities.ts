@@ -1,0 +1,32 @@
+/**
+ * What `evictd watch` can and cannot do against a cluster node, as /status lists it and the start
+ * log line says: where stats and thresholds come from, the filesystem layout, the enforce mode, and
+ * what only the kubelet on the node can do (kernel notifications, garbage collection).
+ */
+import type { FilesystemLayout } from "../../core/model.js";
+import type { EnforceMode } from "./cluster-pods.js";
+
+export interface WatchCapabilitiesInput {
+  /** Where Summary and configz come from (the cluster port's `describe`). */
+  readonly source: string;
+  /** Where the thresholds come from (configz of the node, or a file). */
+  readonly thresholdsOrigin: string;
+  readonly layout: FilesystemLayout;
+  readonly mode: EnforceMode;
+  readonly intervalMs: number;
+}
+
+/** One sentence per capability or limit, for /status and the log. */
+export function watchCapabilities(o: WatchCapabilitiesInput): string[] {
+  return [
+    `stats and configuration from ${o.source}; thresholds from ${o.thresholdsOrigin}`,
+    `filesystem layout: ${o.layout}`,
+    o.mode === "shadow"
+      ? "shadow mode: decisions are logged and exported, no pod is touched"
+      : o.mode === "eviction-api"
+        ? "enforce mode through the Eviction API (PodDisruptionBudgets are honoured)"
+        : "enforce mode: evicted pods get the kubelet's Failed/Evicted status and event, then are deleted with the grace period",
+    `no kernel notifications from outside the node: the loop runs every ${o.intervalMs / 1000}s`,
+    "node-level reclaim (container and image garbage collection) is left to the kubelet",
+  ];
+}

@@ -1,0 +1,47 @@
+/**
+ * A {@link StatsPort} over any source of raw Summary API objects (a kubelet's /stats/summary, the
+ * API server's node proxy, the Linux collector): each sample is decoded with the engine's decoder,
+ * and a Summary that does not decode is an {@link AdapterError}: the environment handed over
+ * something unusable, which is exit 3 in the CLI, not a bug.
+ */
+import { formatIssue, IssueList } from "../../core/issues.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { AdapterError } from "../../errors.js";
+import type { ClockPort, StatsPort, StatsSample } from "../ports.js";
+
+/** How many of a Summary's issues the error names; the rest are counted. */
+const SHOWN_ISSUES = 3;
+
+export interface SummaryStatsPortOptions {
+  /** Reads one raw Summary API object (rejects when it cannot be read). */
+  readonly read: () => Promise<unknown>;
+  /** Where the Summary comes from, for messages (`API server proxy https://…`, `kubelet https://…`). */
+  readonly source: string;
+  /** The time a sample is decoded at (the freshness of its time stamps is judged against it). */
+  readonly clock: Pick<ClockPort, "now">;
+  /** What the operator can do when a Summary does not decode (default: check the kubelet's answer). */
+  readonly hint?: string;
+}
+
+const KUBELET_HINT =
+  "the kubelet's stats endpoint answered with something that is not a stats/v1alpha1 Summary; check the kubelet version and what GET …/stats/summary returns";
+
+/** A stats port that reads from `read` and decodes, or throws `AdapterError` code `summary-undecodable`. */
+export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
+  return {
+    collect: async (): Promise<StatsSample> => {
+      const raw = await options.read();
+      const issues = new IssueList();
+      const summary = decodeSummary(raw, "summary", options.clock.now(), issues);
+      if (summary !== undefined) return { raw, summary };
+      const errors = issues.items.filter((i) => i.severity === "error");
+      const shown = (errors.length > 0 ? errors : issues.items).slice(0, SHOWN_ISSUES);
+      const more = issues.items.length - shown.length;
+      throw new AdapterError(
+        "summary-undecodable",
+        `the Summary from ${options.source} does not decode: ${shown.map(formatIssue).join("; ")}${more > 0 ? ` (and ${more} more)` : ""}`,
+        { hint: options.hint ?? KUBELET_HINT },
+      );
+    },
+  };
+}
