@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import type { QosClass } from "../core/model.js";
 import type { PodPhase } from "./pod-phase.js";
 import type { RunnablePod } from "./runnable-pod.js";
+import { isRawObject } from "../core/raw/raw-object.js";
 
 export const STATUS_FILE_VERSION = 1;
 
@@ -80,9 +81,9 @@ export function decodeStatus(text: string): PersistedPodStatus | string {
   let value: unknown;
   try {
     value = JSON.parse(text, (_key, v: unknown) => {
-      if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      if (isRawObject(v)) {
         const keys = Object.keys(v);
-        const big = (v as Record<string, unknown>)[BIGINT_KEY];
+        const big = v[BIGINT_KEY];
         if (keys.length === 1 && typeof big === "string" && /^-?\d+$/.test(big)) return BigInt(big);
       }
       return v;
