@@ -138,4 +138,23 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The other adapters (input formats, the API client, the HTTP surface) stand beside the kernel
+    // layer and the runtime, not on them, and never reach up into the CLI.
+    files: ["src/formats/**/*.ts", "src/kubernetes/**/*.ts", "src/server/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/cli/**", "**/linux/**", "**/runtime/**"],
+              message: "formats, kubernetes and server import core, app, errors and formats only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
