@@ -11,9 +11,18 @@ export interface StatsSample {
   readonly summary: NodeSummary;
 }
 
+/**
+ * What a read must bring fresh. `all`: every figure (housekeeping, after reclaim). `memory`: a
+ * kernel memory notification woke the loop, and the decision it needs is a memory one: memory and
+ * PIDs are read fresh, while disk figures (directory walks, the slow part on a large node) may be
+ * the last ones measured, each still stamped with the time it was measured at, as the kubelet's
+ * own cached stats are. The engine treats a figure whose time has not moved as not updated.
+ */
+export type StatsScope = "all" | "memory";
+
 export interface StatsPort {
-  /** Reads fresh stats from the system; rejects when they cannot be read. */
-  collect(): Promise<StatsSample>;
+  /** Reads stats from the system (fresh as `scope` asks, default `all`); rejects when they cannot be read. */
+  collect(scope?: StatsScope): Promise<StatsSample>;
 }
 
 /**

@@ -4,7 +4,12 @@ import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { ManifestSource, isManifestFileName, type ManifestFileError } from "./manifest-source.js";
+import {
+  ManifestSource,
+  isManifestFileName,
+  scanManifestDir,
+  type ManifestFileError,
+} from "./manifest-source.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
 const temps: string[] = [];
@@ -178,5 +183,27 @@ describe("ManifestSource", () => {
       ["pod.txt", false],
     ];
     for (const [name, want] of table) assert.equal(isManifestFileName(name), want, name);
+  });
+});
+
+describe("scanManifestDir", () => {
+  test("an unchanged file is not parsed again; an edited or replaced one is", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "evictd-scan-"));
+    try {
+      const manifest = (grace: number): string =>
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  terminationGracePeriodSeconds: ${grace}\n  containers:\n    - {name: app, command: [sleep, "1"]}\n`;
+      await writeFile(join(dir, "web.yaml"), manifest(5));
+      const first = await scanManifestDir(dir);
+      const again = await scanManifestDir(dir, first.files);
+      const file = join(dir, "web.yaml");
+      // The very object the first scan decoded: no second parse.
+      assert.equal(again.files.get(file)?.read, first.files.get(file)?.read);
+      await writeFile(file, manifest(7));
+      const edited = await scanManifestDir(dir, again.files);
+      assert.notEqual(edited.files.get(file)?.read, first.files.get(file)?.read);
+      assert.equal([...edited.scan.pods.values()][0]?.terminationGracePeriodSeconds, 7);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

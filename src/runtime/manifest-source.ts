@@ -5,12 +5,12 @@
  * error the daemon can log and expose, never a crash.
  */
 import { watch, type FSWatcher } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { Issue } from "../core/issues.js";
 import type { LoggerPort } from "../app/ports.js";
 import { describeReadError } from "../formats/structured-file.js";
-import { readManifestFile } from "./read-manifest-file.js";
+import { readManifestFile, type ManifestFileResult } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
 /** The problems of one file (or of the directory itself). */
@@ -61,6 +61,23 @@ export function podFingerprint(pod: RunnablePod): string {
 interface FileState {
   readonly pods: readonly RunnablePod[];
   readonly issues: readonly Issue[];
+  /** What the file decoded to, and the stat it had then: an unchanged file is not parsed again. */
+  readonly read: ManifestFileResult;
+  readonly stamp: string | undefined;
+}
+
+/**
+ * A file's identity and version: device, inode, size, modification and change times (ns). Any write,
+ * rename over it or replacement changes one of them; a rescan of 110 unchanged manifests then costs
+ * 110 stat calls instead of 110 YAML parses (most of the daemon's idle CPU on a full node).
+ */
+async function fileStamp(file: string): Promise<string | undefined> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return undefined; // Unreadable: readManifestFile says why.
+  }
 }
 
 /**
@@ -95,7 +112,9 @@ export async function scanManifestDir(
   const owner = new Map<string, string>();
   for (const name of names) {
     const file = join(dir, name);
-    const read = await readManifestFile(file);
+    const stamp = await fileStamp(file);
+    const before = previous.get(file);
+    const read = stamp !== undefined && before?.stamp === stamp ? before.read : await readManifestFile(file);
     const issues = [...read.issues];
     let filePods = [...read.pods];
     if (issues.some((i) => i.severity === "error")) {
@@ -120,7 +139,7 @@ export async function scanManifestDir(
       accepted.push(pod);
     }
     // Only pods that decoded count as "last good" for the next scan.
-    files.set(file, { pods: accepted, issues });
+    files.set(file, { pods: accepted, issues, read, stamp });
     if (issues.length > 0) errors.push({ file, issues });
   }
   return { scan: { pods, errors }, files };

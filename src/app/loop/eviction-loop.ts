@@ -82,7 +82,7 @@ export class EvictionLoop {
     const now = clock.now();
     let sample: StatsSample | undefined;
     try {
-      sample = await stats.collect();
+      sample = await stats.collect(wake.notification ? "memory" : "all");
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
     }

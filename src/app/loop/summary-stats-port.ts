@@ -7,14 +7,14 @@
 import { formatIssue, IssueList } from "../../core/issues.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { AdapterError } from "../../errors.js";
-import type { ClockPort, StatsPort, StatsSample } from "../ports.js";
+import type { ClockPort, StatsPort, StatsSample, StatsScope } from "../ports.js";
 
 /** How many of a Summary's issues the error names; the rest are counted. */
 const SHOWN_ISSUES = 3;
 
 export interface SummaryStatsPortOptions {
-  /** Reads one raw Summary API object (rejects when it cannot be read). */
-  readonly read: () => Promise<unknown>;
+  /** Reads one raw Summary API object, as fresh as `scope` asks (rejects when it cannot be read). */
+  readonly read: (scope: StatsScope) => Promise<unknown>;
   /** Where the Summary comes from, for messages (`API server proxy https://…`, `kubelet https://…`). */
   readonly source: string;
   /** The time a sample is decoded at (the freshness of its time stamps is judged against it). */
@@ -29,8 +29,8 @@ const KUBELET_HINT =
 /** A stats port that reads from `read` and decodes, or throws `AdapterError` code `summary-undecodable`. */
 export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
   return {
-    collect: async (): Promise<StatsSample> => {
-      const raw = await options.read();
+    collect: async (scope: StatsScope = "all"): Promise<StatsSample> => {
+      const raw = await options.read(scope);
       const issues = new IssueList();
       const summary = decodeSummary(raw, "summary", options.clock.now(), issues);
       if (summary !== undefined) return { raw, summary };

@@ -90,13 +90,13 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
   });
   const decoded = summaryStatsPort({
-    read: async () => collector.collect(await runtime.statsTargets()),
+    read: async (scope) => collector.collect(await runtime.statsTargets(), { reuseDisk: scope === "memory" }),
     source: "the node's stats collector",
     clock: systemClock,
     hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
   });
   let lastSample: StatsSample | undefined;
-  const stats: StatsPort = { collect: async () => (lastSample = await decoded.collect()) };
+  const stats: StatsPort = { collect: async (scope) => (lastSample = await decoded.collect(scope)) };
 
   const pods: PodsPort = options.dryRun
     ? new DryRunPods({ pods: runtime, clock: systemClock, logger: log })
@@ -240,6 +240,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     manifests.stop();
     await wake.stop();
     await server.close();
+    collector.close();
     if (options.cleanupOnExit === true) {
       if (driver !== undefined) {
         // The subtree is killed from outside the runtime: its containers must not be restarted.

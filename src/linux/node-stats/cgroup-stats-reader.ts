@@ -14,6 +14,9 @@ export interface WorkingSetReading {
   readonly limitBytes: bigint | undefined;
 }
 
+/** Reads one interface file; {@link readKernelFile}, or a `KernelFileReader` that keeps descriptors open. */
+export type ReadText = (path: string) => string;
+
 /** The driver members these readers use: which interface, and where a cgroup's directories are. */
 export type CgroupLocator = Pick<CgroupDriver, "api" | "directories">;
 
@@ -36,7 +39,7 @@ const FILES = {
  * (open, fstat, read, close, each a thread-pool round trip) costs 100 times that under load:
  * measured on a 100-pod node, 1 ms against 25 ms for one file per pod.
  */
-function read(path: string): string {
+export function readKernelFile(path: string): string {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
@@ -69,7 +72,11 @@ function statValue(path: string, text: string, patterns: readonly RegExp[]): big
  * directories, about 60 ms per read, too slow for a loop that reads the node, the pods cgroup and
  * every pod each time. The working set is computed as the driver and cAdvisor compute it.
  */
-export function readWorkingSet(driver: CgroupLocator, cgroup: CgroupRef): WorkingSetReading {
+export function readWorkingSet(
+  driver: CgroupLocator,
+  cgroup: CgroupRef,
+  read: ReadText = readKernelFile,
+): WorkingSetReading {
   const dir = driver.directories(cgroup).memory;
   const files = FILES[driver.api];
   const usagePath = join(dir, files.usage);
@@ -90,7 +97,11 @@ export function readWorkingSet(driver: CgroupLocator, cgroup: CgroupRef): Workin
  * `pids.current` of `cgroup`: tasks (processes and threads) in its subtree. Undefined when the pids
  * controller is not available to the driver.
  */
-export function readPidsCurrent(driver: CgroupLocator, cgroup: CgroupRef): number | undefined {
+export function readPidsCurrent(
+  driver: CgroupLocator,
+  cgroup: CgroupRef,
+  read: ReadText = readKernelFile,
+): number | undefined {
   const dir = driver.directories(cgroup).pids;
   if (dir === undefined) return undefined;
   const path = join(dir, "pids.current");

@@ -10,7 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { after, before, describe, test } from "node:test";
+import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
 import { makeSignalObservations } from "../../core/engine/observations.js";
+import { synchronize } from "../../core/engine/synchronize.js";
+import { INITIAL_STATE } from "../../core/engine/types.js";
+import type { NodeSummary } from "../../core/model.js";
+import { decodePod } from "../../core/pod/decode-pod.js";
 import { IssueList } from "../../core/issues.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
@@ -234,6 +239,78 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
     }
     assert.equal(obs.get("memory.available")?.capacity, 512n * 1024n * 1024n);
     assert.equal(obs.get("nodefs.available")?.capacity, 64n * 1024n * 1024n);
+  });
+
+  test("a memory wake reads memory fresh and reuses disk figures with their own times; the engine decides as on a complete fresh Summary", async () => {
+    const collector = new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } });
+    const earlier = await collector.collect([info]);
+    // The pod's disk use grows after that sample; the memory wake must not walk it again.
+    const extra = join(testPodFiles(spec.stateDir, info.uid).dir, "volumes/scratch/more");
+    await writeFile(extra, Buffer.alloc(2 * MiB, 0x7a));
+    try {
+      await new Promise((r) => setTimeout(r, 20));
+      const wake = await collector.collect([info], { reuseDisk: true });
+      const fresh = await new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } }).collect([
+        info,
+      ]);
+
+      const scratch = (raw: typeof wake) => raw.pods[0]?.volume?.find((v) => v.name === "scratch");
+      // Disk: the wake carries the earlier measurement, stamped with the time it was made at.
+      assert.equal(scratch(wake)?.usedBytes, scratch(earlier)?.usedBytes);
+      assert.equal(scratch(wake)?.time, scratch(earlier)?.time);
+      assert.ok(Number(scratch(fresh)?.usedBytes) >= Number(scratch(earlier)?.usedBytes) + 2 * MiB);
+      assert.ok(
+        String(scratch(wake)?.time) < wake.node.memory.time,
+        "cached disk time is older than the read",
+      );
+      // Memory: read now, not reused.
+      assert.ok(wake.node.memory.time > earlier.node.memory.time);
+      assert.ok(String(wake.pods[0]?.memory?.time) > String(earlier.pods[0]?.memory?.time));
+
+      // The decision: under memory pressure the engine evicts the same pod, for the same reason,
+      // with the same message, from the wake's read as from the complete fresh Summary.
+      const built = buildEvictionConfig({
+        config: {
+          evictionHard: { "memory.available": "500Mi", "nodefs.available": "1Mi" },
+          enforceNodeAllocatable: ["none"],
+        },
+      });
+      assert.ok(built.ok);
+      const issues = new IssueList();
+      const pod = decodePod(
+        {
+          metadata: { name: info.name, namespace: info.namespace, uid: info.uid },
+          spec: { containers: [{ name: "app", resources: { requests: { memory: "1Mi" } } }] },
+        },
+        "pod",
+        issues,
+      );
+      assert.ok(pod !== undefined);
+      const decide = (raw: unknown) => {
+        const summary = decode(raw) as NodeSummary;
+        const r = synchronize(built.config, INITIAL_STATE, {
+          now: Date.now(),
+          summary,
+          activePods: [pod],
+          layout: detectFilesystemLayout(summary),
+        });
+        assert.equal(r.kind, "done");
+        // Usage figures in the message move by a page or two between two reads of a live process.
+        return r.report.evictions.map((e) => ({
+          pod: e.pod.uid,
+          signal: e.signal,
+          grace: e.gracePeriodSeconds,
+          message: e.message.replace(/\d+(\.\d+)?(Ki|Mi|Gi)?/g, "N"),
+          annotations: Object.keys(e.annotations).sort(),
+        }));
+      };
+      const fromWake = decide(wake);
+      assert.equal(fromWake.length, 1);
+      assert.equal(fromWake[0]?.signal, "memory.available");
+      assert.deepEqual(fromWake, decide(fresh));
+    } finally {
+      await rm(extra, { force: true });
+    }
   });
 
   test("without a pids capacity: the host's PID view, as upstream", async () => {

@@ -8,7 +8,13 @@ import type { CgroupDriver, CgroupRef, NodeCgroups } from "../cgroups/cgroup-dri
 import type { EpochMs } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
-import { readPidsCurrent, readWorkingSet, type WorkingSetReading } from "./cgroup-stats-reader.js";
+import {
+  readPidsCurrent,
+  readWorkingSet,
+  type ReadText,
+  type WorkingSetReading,
+} from "./cgroup-stats-reader.js";
+import { KernelFileReader } from "./kernel-file-reader.js";
 import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { NanoClock } from "./nano-clock.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
@@ -52,6 +58,12 @@ export interface LinuxSummaryCollectorOptions {
   /** The node's `startTime` (default: when the collector was made). */
   readonly startTime?: EpochMs;
   readonly clock?: NsClock;
+}
+
+/** How fresh one collection must be. */
+export interface CollectOptions {
+  /** Reuse the last disk measurements, whatever their age (a memory wake needs no directory walk). */
+  readonly reuseDisk?: boolean;
 }
 
 /** A pod's memory and process figures (from cgroups or /proc). */
@@ -102,6 +114,9 @@ export class LinuxSummaryCollector {
   readonly #clock: NsClock;
   readonly #startTime: string;
   readonly #disk: PodDiskMeter;
+  /** cgroup interface files, read through descriptors kept open from one collection to the next. */
+  readonly #files = new KernelFileReader();
+  readonly #read: ReadText = (path) => this.#files.read(path);
   #pageSize: number | undefined;
 
   constructor(options: LinuxSummaryCollectorOptions) {
@@ -114,8 +129,12 @@ export class LinuxSummaryCollector {
     this.#startTime = formatRfc3339Ms(options.startTime ?? Number(this.#clock.nowNs() / 1_000_000n));
   }
 
-  /** One Summary API object for the node and `pods`, in the order given. */
-  async collect(pods: readonly ActivePodInfo[]): Promise<RawSummaryJson> {
+  /**
+   * One Summary API object for the node and `pods`, in the order given. With `reuseDisk`, a pod's
+   * disk figures are the last ones measured whatever their age (measured now only when there are
+   * none yet), each stamped with the time it was measured at: memory and PIDs are always fresh.
+   */
+  async collect(pods: readonly ActivePodInfo[], options: CollectOptions = {}): Promise<RawSummaryJson> {
     // Memory and PIDs first, all within a few milliseconds of each other.
     const cgroups = this.#cgroups;
     const withoutCgroup = pods.some((p) => cgroups === undefined || p.cgroup === undefined);
@@ -128,9 +147,10 @@ export class LinuxSummaryCollector {
     const [nodeFs, imageFs, disks] = await Promise.all([
       statFilesystem(this.#node.stateDir),
       this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
-      Promise.all(pods.map((pod) => this.#disk.measure(pod))),
+      Promise.all(pods.map((pod) => this.#disk.measure(pod, options.reuseDisk === true))),
     ]);
     this.#disk.sweep();
+    this.#files.sweep();
     const fsTime = this.#time();
     const fs = fsJson(nodeFs, fsTime, nodeFs.usedBytes, nodeFs.inodesUsed);
     const image =
@@ -149,12 +169,17 @@ export class LinuxSummaryCollector {
     };
   }
 
+  /** Closes the descriptors kept open between collections. */
+  close(): void {
+    this.#files.close();
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Node
 
   #nodeMemory(): MemoryJson {
     if (this.#cgroups !== undefined) {
-      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.node);
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.node, this.#read);
       return memoryJson(
         this.#time(),
         r.usageBytes,
@@ -175,7 +200,7 @@ export class LinuxSummaryCollector {
 
   #podsMemory(lives: readonly PodLive[]): MemoryJson {
     if (this.#cgroups !== undefined) {
-      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.pods);
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.pods, this.#read);
       return memoryJson(
         this.#time(),
         r.usageBytes,
@@ -193,7 +218,7 @@ export class LinuxSummaryCollector {
       const cgroups = this.#cgroups;
       const current =
         cgroups !== undefined && cgroups.driver.hasPids
-          ? readPidsCurrent(cgroups.driver, cgroups.node.node)
+          ? readPidsCurrent(cgroups.driver, cgroups.node.node, this.#read)
           : undefined;
       const curproc =
         current !== undefined ? BigInt(current) : lives.reduce((sum, l) => sum + (l.processCount ?? 0n), 0n);
@@ -244,16 +269,16 @@ export class LinuxSummaryCollector {
     podCgroup: CgroupRef,
     driver: CgroupStatsReader,
   ): Promise<PodLive> {
-    const memory = tolerate(() => readWorkingSet(driver, podCgroup));
+    const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read));
     const containers = new Map<string, MemoryJson>();
     for (const c of pod.containers) {
       const cgroup = c.cgroup;
-      const r = cgroup === undefined ? undefined : tolerate(() => readWorkingSet(driver, cgroup));
+      const r = cgroup === undefined ? undefined : tolerate(() => readWorkingSet(driver, cgroup, this.#read));
       if (r !== undefined) containers.set(c.name, cgroupMemoryJson(r, this.#time()));
     }
     // Without a pids controller, the processes listed in the subtree (cgroup.procs) stand in.
     const count = driver.hasPids
-      ? tolerate(() => readPidsCurrent(driver, podCgroup))
+      ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
       : (await tolerateAsync(() => driver.procs(podCgroup, { recursive: true })))?.length;
     return {
       memory: memory === undefined ? undefined : cgroupMemoryJson(memory, this.#time()),
