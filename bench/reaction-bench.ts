@@ -1,33 +1,45 @@
 /**
- * Reaction benchmark of `evictd run` on this machine: real memory ramps in real cgroups.
+ * Reaction benchmark of `evictd run` on this machine: real memory ramps in real cgroups, on a
+ * small node and on a real-sized one.
  *
- * A small node (1 GiB, hard `memory.available` 256Mi, pressure transition period 0) runs four Burstable
- * pods holding 32 MiB each under their 64 Mi requests and one BestEffort pod holding 16 MiB. Each
- * trial adds a BestEffort "ramp" pod that fills memory to just under the threshold and then grows
- * at a fixed rate until it is SIGTERMed (see ramp-pod.ts); it keeps its memory 300 ms after
- * SIGTERM, so a daemon that does not count reclaim in flight would evict a second pod. Exactly one
- * eviction (the ramp pod) is needed per trial.
+ * The node is the issue's: 512Mi, hard `memory.available` 100Mi (pressure transition period 0),
+ * four resident pods (Guaranteed, Burstable, BestEffort and a system-node-critical one holding
+ * 16–48 MiB each) and per trial a Burstable "ramp" pod (16Mi request) that fills memory to just
+ * under the threshold and then grows 1 MiB at a time at a fixed rate until it is SIGTERMed (see
+ * ramp-pod.ts). Those are the 5 pods of the small node; `--pods N` adds N − 5 idle `sleep` pods,
+ * each its own pod and cgroup (a third each BestEffort, Burstable, Guaranteed), all Running before
+ * the first trial. The ramp pod keeps its memory for a second after SIGTERM (within its 5 s grace
+ * period), so a daemon that does not count reclaim in flight would evict a second pod: exactly one
+ * eviction (the ramp pod) is needed per trial, anything else is an over-eviction.
+ *
+ * The 100 MiB between the threshold and the node's limit is the race: at 0.5/1/2 GiB/s the ramp
+ * reaches the limit 195/98/49 ms after crossing, so a daemon reacting within ~15 ms wins at every
+ * rate and a slow one loses the pod to the kernel OOM killer (counted: kills anywhere in the node).
  *
  * Measured per trial: crossing → SIGTERM, both noted by the ramp pod itself on one clock (the
- * crossing time is the start of the MiB whose allocation crossed, so this is an upper bound); the
- * daemon's own wake → SIGTERM; pods evicted; kernel OOM kills in the node's cgroups. Modes: `notify`
- * (memcg threshold notifications, housekeeping 10 s) and `poll` (no notifications, housekeeping
- * 10 s: the kubelet on cgroup v2, or with --kernel-memcg-notification=false, its default).
+ * crossing time is the start of the MiB whose allocation crossed, and perl runs its SIGTERM handler
+ * after the current allocation, so this is an upper bound); the daemon's own wake → SIGTERM; the
+ * ramp's achieved rate; pods evicted; kernel OOM kills. The bench does not poll the daemon's HTTP
+ * port while a ramp runs (it waits on the ramp's pid), so serving /status never delays a reaction.
+ * Modes: `notify` (memcg threshold notifications, housekeeping 10 s) at every node size, and `poll`
+ * (no notifications, housekeeping 10 s: the kubelet on cgroup v2, or with
+ * --kernel-memcg-notification=false, its default) at the first node size only, to keep runs short.
  *
- *   node dist/bench/reaction-bench.js [--rates 20,100,500] [--trials 20] [--modes notify,poll]
+ *   node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
+ *                                     [--modes notify,poll] [--touch populate|write]
  *
  * Needs root and a memory cgroup (cgroup v1 here). Writes bench/results/reaction.json.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   condition,
+  type ContainerOptions,
   type Daemon,
   E2E_SKIP,
   holdMemory,
-  IDLE,
   podManifest,
   podStatus,
   sleep,
@@ -36,21 +48,29 @@ import {
 } from "../test/harness/node-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 import { Prng } from "../tools/trace-generator/prng.js";
-import { parseRampNotes, rampPodCommand } from "./ramp-pod.js";
+import { achievedMiBPerSecond, parseRampNotes, rampPodCommand, type Touch } from "./ramp-pod.js";
 
 type Mode = "notify" | "poll";
 
 const MIB = 1024 * 1024;
-const CAPACITY = "1Gi";
-const CAPACITY_BYTES = 1024 * MIB;
-const THRESHOLD = "256Mi";
-const THRESHOLD_BYTES = 256 * MIB;
-const MARGIN_BYTES = 16 * MIB;
-const LINGER_SECONDS = 0.3;
+const CAPACITY = "512Mi";
+const CAPACITY_BYTES = 512 * MIB;
+const THRESHOLD = "100Mi";
+const THRESHOLD_BYTES = 100 * MIB;
+/** Prefill stops 32 MiB short of the threshold: 16–64 ms of constant-rate ramp before the crossing. */
+const MARGIN_BYTES = 32 * MIB;
+/** How long the ramp pod holds its memory after SIGTERM, within its grace period. */
+const LINGER_SECONDS = 1;
+const RAMP_GRACE_SECONDS = 5;
 const HOUSEKEEPING = "10s";
 const TRIAL_TIMEOUT_MS = 60_000;
+/** The pods of the small node: four residents and the ramp pod. */
+const BASE_PODS = 5;
+/** Idle pods sleep longer than any run (the harness's IDLE would end, and restart, mid-run). */
+const IDLE_COMMAND = ["sleep", "86400"];
 
 interface Trial {
+  readonly pods: number;
   readonly mode: Mode;
   readonly rate: number;
   readonly index: number;
@@ -63,73 +83,124 @@ interface Trial {
   readonly daemonReactionMs?: number;
   /** What woke the loop for the eviction: the memcg notification, the working-set poller, or the tick. */
   readonly wake?: string;
+  /** The ramp's rate from its start to the crossing, MiB/s. */
+  readonly achievedMiBPerSecond?: number;
+  /** MiB the ramp grew from the crossing until SIGTERM stopped it (the headroom is 100). */
+  readonly grownAfterCrossingMiB?: number;
   readonly evictedPods: readonly string[];
   readonly oomKills: number;
 }
 
 interface Args {
+  readonly pods: number[];
   readonly rates: number[];
   readonly trials: number;
   readonly modes: Mode[];
+  readonly touch: Touch;
 }
 
+const list = (v: string): number[] => v.split(",").map(Number);
+
 function parseArgs(argv: readonly string[]): Args {
-  let rates = [20, 100, 500];
+  let pods = [5, 110];
+  let rates = [512, 1024, 2048];
   let trials = 20;
   let modes: Mode[] = ["notify", "poll"];
+  let touch: Touch = "populate";
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = argv[i + 1] ?? "";
-    if (a === "--rates") rates = v.split(",").map(Number);
+    if (a === "--pods") pods = list(v);
+    else if (a === "--rates") rates = list(v);
     else if (a === "--trials") trials = Number(v);
     else if (a === "--modes") modes = v.split(",") as Mode[];
+    else if (a === "--touch") touch = v as Touch;
     else throw new Error(`unknown argument ${a ?? ""}`);
     i++;
   }
+  if (pods.some((n) => !Number.isInteger(n) || n < BASE_PODS))
+    throw new Error(`--pods: whole numbers of at least ${BASE_PODS} expected, got ${pods.join(",")}`);
   if (rates.some((r) => !(r > 0)))
     throw new Error(`--rates: positive MiB/s values expected, got ${rates.join(",")}`);
   if (!Number.isInteger(trials) || trials < 1)
     throw new Error(`--trials: a positive integer expected, got ${trials}`);
   for (const m of modes as string[])
     if (m !== "notify" && m !== "poll") throw new Error(`--modes: notify or poll, got ${m}`);
-  return { rates, trials, modes };
+  if (touch !== "populate" && touch !== "write")
+    throw new Error(`--touch: populate or write, got ${String(touch)}`);
+  return { pods, rates, trials, modes, touch };
 }
 
-/** The node and its resident pods for one mode. */
-async function startNode(mode: Mode): Promise<{ node: TestNode; daemon: Daemon }> {
-  const node = await TestNode.create(`reaction-${mode}`);
+/** The issue's four residents; the ramp pod of each trial is the fifth pod. */
+function residentPods(): Record<string, unknown>[] {
+  return [
+    podManifest({
+      name: "guaranteed",
+      containers: [
+        {
+          name: "app",
+          command: holdMemory(48),
+          requests: { cpu: "100m", memory: "64Mi" },
+          limits: { cpu: "100m", memory: "64Mi" },
+        },
+      ],
+    }),
+    podManifest({
+      name: "burstable",
+      containers: [{ name: "app", command: holdMemory(32), requests: { memory: "64Mi" } }],
+    }),
+    podManifest({ name: "besteffort", containers: [{ name: "app", command: holdMemory(16) }] }),
+    podManifest({
+      name: "critical",
+      priorityClassName: "system-node-critical",
+      priority: 2_000_001_000,
+      containers: [{ name: "app", command: holdMemory(16), requests: { memory: "32Mi" } }],
+    }),
+  ];
+}
+
+/**
+ * Idle pod i: `sleep` in its own pod cgroup, a third each BestEffort, Burstable, Guaranteed. The
+ * requests are small so that 105 of them still fit the 512Mi node's allocatable next to the residents.
+ */
+function idlePod(i: number): Record<string, unknown> {
+  const base: ContainerOptions = { name: "sleep", command: IDLE_COMMAND };
+  const container: ContainerOptions =
+    i % 3 === 0
+      ? base
+      : i % 3 === 1
+        ? { ...base, requests: { cpu: "10m", memory: "1Mi" } }
+        : { ...base, requests: { cpu: "10m", memory: "4Mi" }, limits: { cpu: "10m", memory: "4Mi" } };
+  return podManifest({
+    name: `idle-${String(i).padStart(3, "0")}`,
+    containers: [container],
+    terminationGracePeriodSeconds: 1,
+  });
+}
+
+/** The node, its residents and `pods − 5` idle pods, all Running. */
+async function startNode(mode: Mode, pods: number): Promise<{ node: TestNode; daemon: Daemon }> {
+  const node = await TestNode.create(`reaction-${mode}-${pods}`);
   await node.writeNodeFile({
-    capacity: { memory: CAPACITY },
+    capacity: { memory: CAPACITY, pids: Math.max(4096, pods * 8) },
     config: { evictionHard: { "memory.available": THRESHOLD } },
-    // A 0 in the config file is defaulted to 5m; a flag is not. Without the transition period the
-    // next trial's BestEffort pod is admitted as soon as the previous one is gone.
+    // A 0 in the config file is defaulted to 5m; a flag is not. Without the transition period
+    // MemoryPressure clears as soon as the previous trial's ramp pod is gone.
     flags: ["--eviction-pressure-transition-period=0s"],
     housekeepingInterval: HOUSEKEEPING,
     notifications: mode === "notify",
   });
+  // Everything is in place before the daemon starts: it starts the pods in its first look.
+  for (const manifest of residentPods()) await node.addPod(manifest);
+  for (let i = 0; i < pods - BASE_PODS; i++) await node.addPod(idlePod(i));
   const daemon = await node.start({ cleanupOnExit: true });
-  for (let i = 1; i <= 4; i++)
-    await node.addPod(
-      podManifest({
-        name: `steady-${i}`,
-        containers: [{ name: "app", command: holdMemory(32), requests: { memory: "64Mi" } }],
-      }),
-    );
-  await node.addPod(
-    podManifest({ name: "idle-besteffort", containers: [{ name: "app", command: holdMemory(16) }] }),
-  );
-  await node.addPod(
-    podManifest({
-      name: "sleeper",
-      containers: [{ name: "app", command: IDLE, requests: { memory: "8Mi" } }],
-    }),
-  );
+  const waiting = pods - 1;
   await daemon.waitForStatus(
-    "resident pods running",
-    (s) => (s.pods.filter((p) => p.phase === "Running").length === 6 ? true : undefined),
-    30_000,
+    `${waiting} resident and idle pods running`,
+    (s) => (s.pods.filter((p) => p.phase === "Running").length === waiting ? true : undefined),
+    30_000 + pods * 300,
   );
-  await sleep(1000); // let them allocate
+  await sleep(2000); // let the residents allocate
   return { node, daemon };
 }
 
@@ -142,24 +213,41 @@ async function startNode(mode: Mode): Promise<{ node: TestNode; daemon: Daemon }
 const phase = new Prng(20261121);
 const HOUSEKEEPING_MS = 10_000;
 
+/** Whether `pid` is gone or a zombie (its memory is freed once it has exited). */
+function exited(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return true;
+  }
+}
+
 async function runTrial(
   node: TestNode,
   daemon: Daemon,
+  pods: number,
   mode: Mode,
   rate: number,
   index: number,
+  touch: Touch,
 ): Promise<Trial> {
-  const name = `ramp-${mode}-${rate}-${index}`;
+  const name = `ramp-${pods}-${mode}-${rate}-${index}`;
   const key = `default/${name}`;
   const notesFile = join(node.dir, `${name}.notes`);
+  const notes = async (): Promise<ReturnType<typeof parseRampNotes>> =>
+    parseRampNotes(await readFile(notesFile, "utf8").catch(() => ""));
   const oomBefore = node.oomKills();
   const decisionsBefore = (await node.decisions()).length;
+  const linesBefore = daemon.lines.length;
   const manifest = podManifest({
     name,
     restartPolicy: "Never",
+    terminationGracePeriodSeconds: RAMP_GRACE_SECONDS,
     containers: [
       {
         name: "ramp",
+        requests: { memory: "16Mi" },
         command: rampPodCommand({
           nodeCgroupDir: node.memoryCgroupDir(),
           capacityBytes: CAPACITY_BYTES,
@@ -168,37 +256,41 @@ async function runTrial(
           marginBytes: MARGIN_BYTES,
           lingerSeconds: LINGER_SECONDS,
           outFile: notesFile,
+          touch,
         }),
       },
     ],
   });
   if (mode === "poll") await sleep(Math.floor(phase.next() * HOUSEKEEPING_MS));
   await node.addPod(manifest);
+  // Wait on the ramp's own pid, not on /status: the daemon is left alone while it reacts.
+  const pid = await waitUntil(
+    `${key} to start`,
+    async () => (await notes()).pid,
+    30_000,
+    () => daemon.tail(),
+    20,
+  );
+  await waitUntil(
+    `${key} (pid ${pid}) to exit`,
+    () => (exited(pid) ? true : undefined),
+    TRIAL_TIMEOUT_MS,
+    () => daemon.tail(),
+  );
   const final = await daemon.waitForStatus(
     `${key} to end`,
     (s) => {
       const p = podStatus(s, key);
       return p !== undefined && (p.phase === "Failed" || p.phase === "Succeeded") ? p : undefined;
     },
-    TRIAL_TIMEOUT_MS,
+    30_000,
   );
-  // Let the loop finish its cleanup wait and any look it takes afterwards.
-  await waitUntil(
-    "the ramp pod's processes to be gone",
-    () => (!rampAlive(node, name) ? true : undefined),
-    10_000,
-  );
-  await sleep(200);
-  const notes = parseRampNotes(await readFile(notesFile, "utf8").catch(() => ""));
-  // Every eviction the daemon decided during the trial, from its decision log.
-  const evictedPods = (await node.decisions())
-    .slice(decisionsBefore)
-    .flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
-  const evictionLine = daemon.lines.find((l) => l.msg.startsWith(`evicted ${key} `));
-  const daemonReaction = evictionLine?.["reactionMs"];
+  const n = await notes();
   const oomKills = node.oomKills() - oomBefore;
+  const evictionLine = daemon.lines.slice(linesBefore).find((l) => l.msg.startsWith(`evicted ${key} `));
+  const daemonReaction = evictionLine?.["reactionMs"];
   const outcome =
-    final.reason === "Evicted" && notes.termAt !== undefined ? "evicted" : oomKills > 0 ? "oom" : "other";
+    final.reason === "Evicted" && n.termAt !== undefined ? "evicted" : oomKills > 0 ? "oom" : "other";
 
   // Remove the pod and wait for the node to be calm again before the next trial.
   await rm(join(node.manifestDir, `${name}.json`), { force: true });
@@ -207,63 +299,28 @@ async function runTrial(
     (s) => (condition(s, "MemoryPressure") !== "True" && podStatus(s, key) === undefined ? true : undefined),
     30_000,
   );
+  // Every eviction the daemon decided during the trial, its cleanup and the look after it.
+  const evictedPods = (await node.decisions())
+    .slice(decisionsBefore)
+    .flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
+  const achieved = achievedMiBPerSecond(n);
   return {
+    pods,
     mode,
     rate,
     index,
     pod: key,
     outcome,
-    ...(notes.crossAt !== undefined && notes.termAt !== undefined
-      ? { reactionMs: notes.termAt - notes.crossAt }
-      : {}),
+    ...(n.crossAt !== undefined && n.termAt !== undefined ? { reactionMs: n.termAt - n.crossAt } : {}),
     ...(typeof daemonReaction === "number" ? { daemonReactionMs: daemonReaction } : {}),
     ...(typeof evictionLine?.["wake"] === "string" ? { wake: evictionLine["wake"] } : {}),
+    ...(achieved !== undefined ? { achievedMiBPerSecond: achieved } : {}),
+    ...(n.crossMiB !== undefined && n.stopMiB !== undefined
+      ? { grownAfterCrossingMiB: n.stopMiB - n.crossMiB }
+      : {}),
     evictedPods,
     oomKills,
   };
-}
-
-/** Whether a process of the ramp pod still runs (its perl program names its notes file). */
-function rampAlive(node: TestNode, name: string): boolean {
-  const dir = node.memoryCgroupDir();
-  return existsSync(dir) && findProcs(dir).some((pid) => cmdline(pid).includes(`${name}.notes`));
-}
-
-function findProcs(dir: string): number[] {
-  const out: number[] = [];
-  const walk = (d: string): void => {
-    let procs = "";
-    try {
-      procs = readFileSync(join(d, "cgroup.procs"), "utf8");
-    } catch {
-      return;
-    }
-    for (const l of procs.split("\n")) if (l.trim() !== "") out.push(Number(l));
-    for (const e of readdirSafe(d)) walk(join(d, e));
-  };
-  walk(dir);
-  return out;
-}
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((e) => {
-      try {
-        return statSync(join(dir, e)).isDirectory();
-      } catch {
-        return false;
-      }
-    });
-  } catch {
-    return [];
-  }
-}
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
 }
 
 /** Which source woke the loop, from the wake reason. */
@@ -274,58 +331,171 @@ function wakeKind(reason: string): "working-set poller" | "memcg notification" |
   return "other";
 }
 
+interface Stats {
+  readonly median: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
 interface Summary {
+  readonly pods: number;
   readonly mode: Mode;
   readonly rate: number;
   readonly trials: number;
   readonly evicted: number;
   readonly oomKilled: number;
   readonly other: number;
+  /** Evicted trials whose ramp noted no crossing (no reaction time): counted, not timed. */
+  readonly evictedWithoutCrossing: number;
   readonly podsEvicted: number;
   readonly minimumNeeded: number;
   readonly overEvictions: number;
   readonly kernelOomKills: number;
-  readonly reactionMs: { readonly median: number; readonly p99: number; readonly max: number } | null;
-  readonly daemonReactionMs: { readonly median: number; readonly p99: number; readonly max: number } | null;
+  readonly reactionMs: Stats | null;
+  readonly daemonReactionMs: Stats | null;
+  readonly achievedMiBPerSecond: { readonly median: number; readonly min: number } | null;
+  readonly grownAfterCrossingMiB: Stats | null;
   /** How many evictions each wake source started. */
   readonly wokenBy: Readonly<Record<string, number>>;
+  /** Resident and idle pods not Running, or restarted, at the end of the node's trials. */
+  readonly podsHurt: readonly string[];
 }
 
-function stats(values: readonly number[]): Summary["reactionMs"] {
+function stats(values: readonly number[]): Stats | null {
   if (values.length === 0) return null;
   return { median: median(values), p99: quantile(values, 0.99), max: Math.max(...values) };
 }
 
-function summarize(mode: Mode, rate: number, trials: readonly Trial[]): Summary {
+const pick = (trials: readonly Trial[], f: (t: Trial) => number | undefined): number[] =>
+  trials.flatMap((t) => {
+    const v = f(t);
+    return v === undefined ? [] : [v];
+  });
+
+function summarize(
+  pods: number,
+  mode: Mode,
+  rate: number,
+  trials: readonly Trial[],
+  podsHurt: readonly string[],
+): Summary {
   const podsEvicted = trials.reduce((n, t) => n + t.evictedPods.length, 0);
   // One pod must go per trial: the ramp pod. Anything evicted besides it once is one too many.
   const overEvictions = trials.reduce(
     (n, t) => n + t.evictedPods.filter((p, i, all) => p !== t.pod || all.indexOf(p) !== i).length,
     0,
   );
+  const achieved = pick(trials, (t) => t.achievedMiBPerSecond);
   return {
+    pods,
     mode,
     rate,
     trials: trials.length,
     evicted: trials.filter((t) => t.outcome === "evicted").length,
     oomKilled: trials.filter((t) => t.outcome === "oom").length,
     other: trials.filter((t) => t.outcome === "other").length,
+    evictedWithoutCrossing: trials.filter((t) => t.outcome === "evicted" && t.reactionMs === undefined)
+      .length,
     podsEvicted,
     minimumNeeded: trials.length,
     overEvictions,
     kernelOomKills: trials.reduce((n, t) => n + t.oomKills, 0),
-    reactionMs: stats(trials.flatMap((t) => (t.reactionMs !== undefined ? [t.reactionMs] : []))),
-    daemonReactionMs: stats(
-      trials.flatMap((t) => (t.daemonReactionMs !== undefined ? [t.daemonReactionMs] : [])),
-    ),
+    reactionMs: stats(pick(trials, (t) => t.reactionMs)),
+    daemonReactionMs: stats(pick(trials, (t) => t.daemonReactionMs)),
+    achievedMiBPerSecond:
+      achieved.length === 0 ? null : { median: median(achieved), min: Math.min(...achieved) },
+    grownAfterCrossingMiB: stats(pick(trials, (t) => t.grownAfterCrossingMiB)),
     wokenBy: trials.reduce<Record<string, number>>((acc, t) => {
       if (t.wake !== undefined) acc[wakeKind(t.wake)] = (acc[wakeKind(t.wake)] ?? 0) + 1;
       return acc;
     }, {}),
+    podsHurt,
   };
 }
 
 const fmt = (x: number | undefined): string => (x === undefined ? "-" : num(x, 1));
+
+function trialLine(t: Trial): string {
+  const parts = [`  ${t.pods} pods ${t.mode} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`];
+  if (t.reactionMs !== undefined) parts.push(` ${t.reactionMs.toFixed(1)} ms`);
+  if (t.wake !== undefined)
+    parts.push(
+      ` (woken by ${wakeKind(t.wake)}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs.toFixed(1)} ms later` : ""})`,
+    );
+  if (t.achievedMiBPerSecond !== undefined) parts.push(`, ramp ${t.achievedMiBPerSecond.toFixed(0)} MiB/s`);
+  if (t.grownAfterCrossingMiB !== undefined) parts.push(`, +${t.grownAfterCrossingMiB} MiB after crossing`);
+  if (t.evictedPods.length !== 1) parts.push(` evicted [${t.evictedPods.join(", ")}]`);
+  if (t.oomKills > 0) parts.push(` oom ${t.oomKills}`);
+  return parts.join("") + "\n";
+}
+
+/** Notify-mode results, one row per rate, the node sizes side by side, and p99 against the first size. */
+function sideBySide(
+  summaries: readonly Summary[],
+  pods: readonly number[],
+  rates: readonly number[],
+): string {
+  const header = ["MiB/s"];
+  for (const n of pods)
+    header.push(
+      `${n}p ramp MiB/s`,
+      `${n}p median ms`,
+      `${n}p p99 ms`,
+      `${n}p wake→TERM median`,
+      `${n}p OOM kills`,
+      `${n}p over-evictions`,
+      `${n}p evicted/needed`,
+    );
+  for (const n of pods.slice(1)) header.push(`p99 ${n}p/${pods[0] ?? ""}p`);
+  const rows = rates.map((rate) => {
+    const at = (n: number): Summary | undefined =>
+      summaries.find((s) => s.mode === "notify" && s.pods === n && s.rate === rate);
+    const row = [String(rate)];
+    for (const n of pods) {
+      const s = at(n);
+      row.push(
+        fmt(s?.achievedMiBPerSecond?.median),
+        fmt(s?.reactionMs?.median),
+        fmt(s?.reactionMs?.p99),
+        fmt(s?.daemonReactionMs?.median),
+        s === undefined ? "-" : String(s.kernelOomKills),
+        s === undefined ? "-" : String(s.overEvictions),
+        s === undefined ? "-" : `${s.podsEvicted}/${s.minimumNeeded}`,
+      );
+    }
+    const first = at(pods[0] ?? 0)?.reactionMs?.p99;
+    for (const n of pods.slice(1)) {
+      const p99 = at(n)?.reactionMs?.p99;
+      row.push(first === undefined || p99 === undefined || first === 0 ? "-" : `×${num(p99 / first, 2)}`);
+    }
+    return row;
+  });
+  return table(header, rows);
+}
+
+/** p99(N)/p99(first N) per rate, notify mode. */
+function ratios(summaries: readonly Summary[], pods: readonly number[], rates: readonly number[]): unknown[] {
+  return rates.map((rate) => {
+    const p99 = Object.fromEntries(
+      pods.map((n) => [
+        String(n),
+        summaries.find((s) => s.mode === "notify" && s.pods === n && s.rate === rate)?.reactionMs?.p99 ??
+          null,
+      ]),
+    );
+    const first = p99[String(pods[0])] ?? null;
+    return {
+      rate,
+      p99Ms: p99,
+      ratioToFirst: Object.fromEntries(
+        pods.slice(1).map((n) => {
+          const v = p99[String(n)] ?? null;
+          return [String(n), first === null || v === null || first === 0 ? null : v / first];
+        }),
+      ),
+    };
+  });
+}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -337,84 +507,116 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   console.log(`reaction benchmark: ${describeMachine(machine)}`);
   console.log(
-    `node ${CAPACITY}, hard memory.available ${THRESHOLD}, housekeeping ${HOUSEKEEPING}, ${args.trials} trials per rate`,
+    `node ${CAPACITY}, hard memory.available ${THRESHOLD}, housekeeping ${HOUSEKEEPING}, pods ${args.pods.join(", ")}, ` +
+      `${args.trials} trials per rate, ramp touch ${args.touch}`,
+  );
+  console.log(
+    `headroom threshold → limit ${THRESHOLD_BYTES / MIB} MiB: ` +
+      args.rates.map((r) => `${num((THRESHOLD_BYTES / MIB / r) * 1000, 0)} ms at ${r} MiB/s`).join(", "),
   );
   const all: Trial[] = [];
   const summaries: Summary[] = [];
-  for (const mode of args.modes) {
-    const { node, daemon } = await startNode(mode);
-    const stop = async (): Promise<void> => {
-      await daemon.stop().catch(() => undefined);
-      await node.cleanup();
-    };
-    const onSignal = (): void => {
-      void stop().finally(() => process.exit(130));
-    };
-    process.once("SIGINT", onSignal);
-    try {
-      for (const rate of args.rates) {
-        const trials: Trial[] = [];
-        for (let i = 0; i < args.trials; i++) {
-          const t = await runTrial(node, daemon, mode, rate, i);
-          trials.push(t);
-          process.stdout.write(
-            `  ${mode} ${rate} MiB/s #${i + 1}: ${t.outcome}${t.reactionMs !== undefined ? ` ${t.reactionMs.toFixed(1)} ms` : ""}${t.wake !== undefined ? ` (woken by ${wakeKind(t.wake)}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs} ms later` : ""})` : ""}` +
-              `${t.evictedPods.length !== 1 ? ` evicted [${t.evictedPods.join(", ")}]` : ""}${t.oomKills > 0 ? ` oom ${t.oomKills}` : ""}\n`,
-          );
+  for (const pods of args.pods) {
+    // Polling loses every fast ramp to the OOM killer whatever the node size: once is enough.
+    const modes = args.modes.filter((m) => m === "notify" || pods === args.pods[0]);
+    for (const mode of modes) {
+      const { node, daemon } = await startNode(mode, pods);
+      console.log(`${pods} pods, ${mode}: ${pods - 1} pods Running before the first trial`);
+      const stop = async (): Promise<void> => {
+        await daemon.stop().catch(() => undefined);
+        await node.cleanup();
+      };
+      const onSignal = (): void => {
+        void stop().finally(() => process.exit(130));
+      };
+      process.once("SIGINT", onSignal);
+      try {
+        const byRate: Trial[][] = [];
+        for (const rate of args.rates) {
+          const trials: Trial[] = [];
+          for (let i = 0; i < args.trials; i++) {
+            const t = await runTrial(node, daemon, pods, mode, rate, i, args.touch);
+            trials.push(t);
+            process.stdout.write(trialLine(t));
+          }
+          byRate.push(trials);
         }
-        all.push(...trials);
-        summaries.push(summarize(mode, rate, trials));
+        const others = (await daemon.status()).pods.filter((p) => !p.pod.startsWith("default/ramp-"));
+        const hurt = others
+          .filter((p) => p.phase !== "Running" || Object.values(p.restarts).some((n) => n > 0))
+          .map((p) => `${p.pod} ${p.phase} ${p.reason ?? ""}`.trim());
+        if (hurt.length > 0) console.log(`  resident or idle pods hurt: ${hurt.join("; ")}`);
+        args.rates.forEach((rate, i) => {
+          const trials = byRate[i] ?? [];
+          all.push(...trials);
+          summaries.push(summarize(pods, mode, rate, trials, hurt));
+        });
+      } finally {
+        process.off("SIGINT", onSignal);
+        await stop();
       }
-      const residents = (await daemon.status()).pods.filter((p) => !p.pod.startsWith("default/ramp-"));
-      const hurt = residents.filter(
-        (p) => p.phase !== "Running" || Object.values(p.restarts).some((n) => n > 0),
-      );
-      if (hurt.length > 0)
-        console.log(
-          `  resident pods hurt: ${hurt.map((p) => `${p.pod} ${p.phase} ${p.reason ?? ""}`).join("; ")}`,
-        );
-    } finally {
-      process.off("SIGINT", onSignal);
-      await stop();
     }
   }
   console.log();
   console.log(
     table(
       [
+        "pods",
         "mode",
         "MiB/s",
+        "ramp MiB/s median",
+        "min",
         "trials",
         "evicted",
         "OOM-killed",
+        "other",
         "pods evicted / needed",
         "over-evictions",
+        "kernel OOM kills",
         "crossing→SIGTERM median ms",
         "p99",
         "max",
         "daemon wake→SIGTERM median",
         "p99",
+        "MiB after crossing max",
         "woken by",
       ],
       summaries.map((s) => [
+        String(s.pods),
         s.mode,
         String(s.rate),
+        fmt(s.achievedMiBPerSecond?.median),
+        fmt(s.achievedMiBPerSecond?.min),
         String(s.trials),
         String(s.evicted),
         String(s.oomKilled),
+        String(s.other),
         `${s.podsEvicted} / ${s.minimumNeeded}`,
         String(s.overEvictions),
+        String(s.kernelOomKills),
         fmt(s.reactionMs?.median),
         fmt(s.reactionMs?.p99),
         fmt(s.reactionMs?.max),
         fmt(s.daemonReactionMs?.median),
         fmt(s.daemonReactionMs?.p99),
+        fmt(s.grownAfterCrossingMiB?.max),
         Object.entries(s.wokenBy)
           .map(([k, n]) => `${k} ${n}`)
           .join(", "),
       ]),
     ),
   );
+  if (args.modes.includes("notify")) {
+    console.log(`\nnotify mode, node sizes side by side (crossing → SIGTERM; ramp = achieved rate):\n`);
+    console.log(sideBySide(summaries, args.pods, args.rates));
+  }
+  const slow = summaries.filter(
+    (s) => s.achievedMiBPerSecond !== null && s.achievedMiBPerSecond.median < 0.9 * s.rate,
+  );
+  for (const s of slow)
+    console.log(
+      `WARNING: ${s.pods} pods ${s.mode} ${s.rate} MiB/s: the ramp achieved only ${num(s.achievedMiBPerSecond?.median ?? 0, 0)} MiB/s (median); this machine cannot fault memory in that fast`,
+    );
   const out = fileURLToPath(new URL("../../bench/results/reaction.json", import.meta.url));
   writeResults(out, {
     benchmark: "reaction",
@@ -423,13 +625,22 @@ async function main(): Promise<void> {
       capacity: CAPACITY,
       evictionHard: { "memory.available": THRESHOLD },
       housekeepingInterval: HOUSEKEEPING,
+      pressureTransitionPeriod: "0s",
+      residents:
+        "guaranteed (holds 48 MiB, 64Mi), burstable (32 MiB, 64Mi request), besteffort (16 MiB), critical (16 MiB, system-node-critical)",
+      rampPod: `Burstable, 16Mi request, ${RAMP_GRACE_SECONDS}s grace, 1 MiB chunks (${args.touch}), lingers ${LINGER_SECONDS}s after SIGTERM`,
+      idlePods: "`sleep` each in its own pod, i%3: BestEffort / Burstable (10m, 1Mi) / Guaranteed (10m, 4Mi)",
       marginMiB: MARGIN_BYTES / MIB,
       lingerSeconds: LINGER_SECONDS,
+      pods: args.pods,
       trials: args.trials,
       rates: args.rates,
       modes: args.modes,
+      pollOnlyAtPods: args.pods[0],
+      touch: args.touch,
     },
     summaries,
+    p99Ratios: ratios(summaries, args.pods, args.rates),
     trials: all,
   });
   console.log(`\nwritten to ${out}`);
