@@ -4,6 +4,7 @@
  * mountinfo, and the reads of a live process's stat and of this process's mounts. The stats
  * collector, the cgroup detection, the pod runtime and the benches all parse these files here.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
 /** The /proc/meminfo lines the stats source uses, in bytes. */
@@ -166,6 +167,18 @@ export function parseProcStat(text: string): ProcStat | undefined {
 export async function readProcStat(pid: number): Promise<ProcStat | undefined> {
   try {
     return parseProcStat(await readFile(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The same, read synchronously: procfs files are generated from kernel memory and never wait for a
+ * disk, and a kill that must land within milliseconds cannot queue behind the thread pool.
+ */
+export function readProcStatNow(pid: number): ProcStat | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return undefined;
   }

@@ -8,7 +8,9 @@ import { AdapterError } from "../errors.js";
 import type { CgroupDriver, CgroupRef } from "../linux/cgroups/cgroup-driver.js";
 import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
 import type { ContainerRecord, PodRecord, StuckProcess } from "./pod-record.js";
-import { readProcStat } from "../linux/procfs.js";
+import { readProcStat, readProcStatNow } from "../linux/procfs.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { isSameProcessAlive, processGroupMembers, signalQuietly } from "./proc-processes.js";
 
 /** Codes meaning "that cgroup is not there (any more)": it holds no process. */
@@ -22,6 +24,48 @@ export class PodProcesses {
   constructor(cgroups: CgroupDriver | undefined, clock: ClockPort) {
     this.#cgroups = cgroups;
     this.#clock = clock;
+  }
+
+  /**
+   * Live processes of the whole pod, read synchronously from its cgroup subtree (a pod's subtree is
+   * the pod and its containers: a few small kernel files) and each container's main process; or
+   * undefined without cgroups, where finding a process group means scanning /proc (use
+   * {@link ofPod}). This is what a kill signals first: no thread-pool round trip, so SIGTERM leaves
+   * within a millisecond of the decision even while the pool is busy with directory walks.
+   */
+  ofPodNow(record: PodRecord): number[] | undefined {
+    const driver = this.#cgroups;
+    if (driver === undefined || record.cgroup === undefined) return undefined;
+    const pids = new Set<number>();
+    for (const c of record.containers) {
+      if (c.pid === undefined) continue;
+      const stat = readProcStatNow(c.pid);
+      if (stat !== undefined && (c.startTicks === undefined || stat.startTimeTicks === c.startTicks))
+        pids.add(c.pid);
+    }
+    const walk = (dir: string): void => {
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return; // The cgroup is gone: it holds no process.
+      }
+      try {
+        for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n"))
+          if (/^\d+$/.test(line)) pids.add(Number(line));
+      } catch {
+        // Removed between the listing and the read.
+      }
+      for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
+    };
+    walk(driver.directories(record.cgroup).memory);
+    const out: number[] = [];
+    for (const pid of pids) {
+      if (pid === process.pid) continue;
+      const stat = readProcStatNow(pid);
+      if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") out.push(pid);
+    }
+    return out.sort((a, b) => a - b);
   }
 
   /** Live processes of the whole pod, ascending. */

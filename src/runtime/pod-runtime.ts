@@ -265,7 +265,7 @@ export class ProcessPodRuntime implements PodsPort {
     record.final = true;
     record.terminating = true;
     record.abort.abort();
-    const pids = await this.#processes.ofPod(record);
+    const pids = this.#processes.ofPodNow(record) ?? (await this.#processes.ofPod(record));
     this.#processes.signal(record.containers, pids, "SIGTERM");
     const terminatedAt = this.#clock.now();
     this.#logger.info({ pod: pod.key, uid: pod.uid, pids, gracePeriodSeconds }, "pod killing: SIGTERM sent");

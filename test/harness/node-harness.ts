@@ -301,7 +301,13 @@ export class TestNode {
       const m = /^oom_kill (\d+)$/m.exec(v1 !== "" ? v1 : v2);
       if (m !== null) total += Number(m[1]);
       if (v1 === "" && v2 !== "") return; // v2 counts are hierarchical
-      for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) walk(join(dir, e.name));
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return; // Removed while we walk (an evicted pod's cgroup): its victims are the ramp's own outcome.
+      }
+      for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
     };
     const dir = this.memoryCgroupDir();
     if (existsSync(dir)) walk(dir);

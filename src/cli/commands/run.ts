@@ -90,7 +90,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
   });
   const decoded = summaryStatsPort({
-    read: async (scope) => collector.collect(await runtime.statsTargets(), { reuseDisk: scope === "memory" }),
+    read: async (scope) =>
+      collector.collect(await runtime.statsTargets(), { memoryOnly: scope === "memory" }),
     source: "the node's stats collector",
     clock: systemClock,
     hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
@@ -240,6 +241,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     manifests.stop();
     await wake.stop();
     await server.close();
+    await collector.diskMeasured();
     collector.close();
     if (options.cleanupOnExit === true) {
       if (driver !== undefined) {

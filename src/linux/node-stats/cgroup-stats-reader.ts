@@ -76,21 +76,35 @@ export function readWorkingSet(
   driver: CgroupLocator,
   cgroup: CgroupRef,
   read: ReadText = readKernelFile,
+  limits?: KnownLimits,
 ): WorkingSetReading {
   const dir = driver.directories(cgroup).memory;
   const files = FILES[driver.api];
   const usagePath = join(dir, files.usage);
   const statPath = join(dir, "memory.stat");
-  const limitPath = join(dir, files.limit);
   const usageBytes = integer(usagePath, read(usagePath));
   const inactive = statValue(statPath, read(statPath), files.inactive);
-  const limitText = read(limitPath).trim();
-  const limit = limitText === "max" ? undefined : integer(limitPath, limitText);
-  return {
-    usageBytes,
-    workingSetBytes: usageBytes > inactive ? usageBytes - inactive : 0n,
-    limitBytes: limit === undefined || limit >= V1_UNLIMITED_FROM ? undefined : limit,
-  };
+  let limitBytes: bigint | undefined;
+  if (limits?.reuse === true && limits.byDir.has(dir)) {
+    limitBytes = limits.byDir.get(dir);
+  } else {
+    const limitPath = join(dir, files.limit);
+    const limitText = read(limitPath).trim();
+    const limit = limitText === "max" ? undefined : integer(limitPath, limitText);
+    limitBytes = limit === undefined || limit >= V1_UNLIMITED_FROM ? undefined : limit;
+    limits?.byDir.set(dir, limitBytes);
+  }
+  return { usageBytes, workingSetBytes: usageBytes > inactive ? usageBytes - inactive : 0n, limitBytes };
+}
+
+/**
+ * Memory limits seen before, by cgroup directory. Limits are set when a cgroup is made and change
+ * only by hand, so a memory wake may take the last one read (`reuse`) and spare a third of its
+ * reads; every full read (housekeeping) reads them again.
+ */
+export interface KnownLimits {
+  readonly byDir: Map<string, bigint | undefined>;
+  reuse: boolean;
 }
 
 /**

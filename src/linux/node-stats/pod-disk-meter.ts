@@ -71,15 +71,13 @@ export class PodDiskMeter {
     this.#logs = new UsageCache(ttlMs, clock);
   }
 
-  /** The pod's disk use; with `reuseAnyAge`, cached figures of any age are taken rather than walked again. */
-  async measure(pod: ActivePodInfo, reuseAnyAge = false): Promise<PodDisk> {
-    const maxAgeMs = reuseAnyAge ? Number.POSITIVE_INFINITY : undefined;
+  async measure(pod: ActivePodInfo): Promise<PodDisk> {
     // Containers' logs usually share one directory: each directory is listed once.
     const logDirs = [...new Set(pod.containers.map((c) => dirname(c.logFile)))];
     const [logs, rootfs, volumes] = await Promise.all([
-      Promise.all(logDirs.map((dir) => this.#logs.get(dir, () => measureLogs(dir), maxAgeMs))),
-      Promise.all(pod.containers.map((c) => this.#walk(c.rootfsDir, maxAgeMs))),
-      Promise.all(pod.volumes.map((v) => this.#volume(v, maxAgeMs))),
+      Promise.all(logDirs.map((dir) => this.#logs.get(dir, () => measureLogs(dir)))),
+      Promise.all(pod.containers.map((c) => this.#walk(c.rootfsDir))),
+      Promise.all(pod.volumes.map((v) => this.#volume(v))),
     ]);
     const logsByDir = new Map(logDirs.map((dir, i) => [dir, logs[i]]));
     const sum = { bytes: 0n, inodes: 0n, atNs: logs[0]?.atNs ?? this.#clock.nowNs() };
@@ -127,17 +125,13 @@ export class PodDiskMeter {
     this.#logs.sweep(idle);
   }
 
-  async #walk(dir: string, maxAgeMs: number | undefined): Promise<Usage | undefined> {
-    const timed = await this.#dirs.get(
-      dir,
-      () => measureDirectory(dir, { maxEntries: this.#maxEntries }),
-      maxAgeMs,
-    );
+  async #walk(dir: string): Promise<Usage | undefined> {
+    const timed = await this.#dirs.get(dir, () => measureDirectory(dir, { maxEntries: this.#maxEntries }));
     if (timed.value === undefined) return undefined;
     return { bytes: timed.value.bytes, inodes: timed.value.inodes, atNs: timed.atNs };
   }
 
-  async #volume(v: ActiveVolumeInfo, maxAgeMs: number | undefined): Promise<VolumeUsage | undefined> {
+  async #volume(v: ActiveVolumeInfo): Promise<VolumeUsage | undefined> {
     if (!MEASURED.has(v.kind)) return undefined;
     const dir = v.dir;
     if (v.kind === "emptyDir" && v.medium === "Memory" && (await isMountPoint(dir)) === true) {
@@ -145,6 +139,6 @@ export class PodDiskMeter {
       if (ownFs === undefined) return undefined;
       return { bytes: ownFs.usedBytes, inodes: ownFs.inodesUsed, atNs: this.#clock.nowNs(), ownFs };
     }
-    return this.#walk(dir, maxAgeMs);
+    return this.#walk(dir);
   }
 }

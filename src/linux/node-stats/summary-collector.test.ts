@@ -363,7 +363,14 @@ for (const api of ["v1", "v2"] as const)
       // The cached figure keeps the time it was measured at; memory is fresh.
       assert.equal(cached?.containers[1]?.logs?.time, "2026-06-26T10:14:35Z");
       assert.equal(cached?.memory?.time, "2026-06-26T10:14:35.5Z");
+      await collector.diskMeasured(); // the background walk that read started (within the TTL: cached)
       clock.advanceMs(600);
+      // Past the TTL a read starts the walk in the background and reports the last figures…
+      const stale = (await collector.collect([pod])).pods[0];
+      assert.deepEqual(used(stale?.containers[1]?.logs), first);
+      assert.equal(stale?.containers[1]?.logs?.time, "2026-06-26T10:14:35Z");
+      // …and the read after it ends has the new ones.
+      await collector.diskMeasured();
       const fresh = used((await collector.collect([pod])).pods[0]?.containers[1]?.logs);
       assert.ok(fresh.bytes >= 256 * 1024, String(fresh.bytes));
       await fill(log, 4 * 1024);

@@ -4,13 +4,14 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { AdapterError, errnoCode } from "../../errors.js";
-import type { CgroupDriver, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
+import type { CgroupDirectories, CgroupDriver, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
 import type { EpochMs } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
 import {
   readPidsCurrent,
   readWorkingSet,
+  type KnownLimits,
   type ReadText,
   type WorkingSetReading,
 } from "./cgroup-stats-reader.js";
@@ -60,10 +61,23 @@ export interface LinuxSummaryCollectorOptions {
   readonly clock?: NsClock;
 }
 
+/** Disk figures of one collection: the filesystems, each pod's use (in `collect`'s order and by UID). */
+interface LastDisk {
+  readonly nodeFs: FilesystemStats;
+  readonly imageFs: FilesystemStats | undefined;
+  /** Undefined for a pod that arrived after the last measurement (a memory wake does not walk it). */
+  readonly disks: readonly (PodDisk | undefined)[];
+  readonly fsTime: string;
+  readonly byPod: ReadonlyMap<string, PodDisk>;
+}
+
 /** How fresh one collection must be. */
 export interface CollectOptions {
-  /** Reuse the last disk measurements, whatever their age (a memory wake needs no directory walk). */
-  readonly reuseDisk?: boolean;
+  /**
+   * A memory wake: memory and PIDs are read fresh; the last disk measurements and memory limits are
+   * reused whatever their age (no directory walk, no statfs, no thread-pool round trip).
+   */
+  readonly memoryOnly?: boolean;
 }
 
 /** A pod's memory and process figures (from cgroups or /proc). */
@@ -117,11 +131,20 @@ export class LinuxSummaryCollector {
   /** cgroup interface files, read through descriptors kept open from one collection to the next. */
   readonly #files = new KernelFileReader();
   readonly #read: ReadText = (path) => this.#files.read(path);
+  /** Memory limits by cgroup: read on every full collection, reused on a memory wake. */
+  readonly #limits: KnownLimits = { byDir: new Map(), reuse: false };
+  /** The last disk figures measured: what a read reports, with the times they carry. */
+  #lastDisk: LastDisk | undefined;
+  /** The disk measurement under way in the background, if any. */
+  #measuring: Promise<LastDisk> | undefined;
   #pageSize: number | undefined;
 
   constructor(options: LinuxSummaryCollectorOptions) {
     this.#node = options.node;
-    this.#cgroups = options.cgroups;
+    this.#cgroups =
+      options.cgroups === undefined
+        ? undefined
+        : { driver: withRememberedDirectories(options.cgroups.driver), node: options.cgroups.node };
     this.#procRoot = options.procRoot ?? "/proc";
     this.#clock = options.clock ?? new NanoClock();
     this.#pageSize = options.pageSize;
@@ -130,13 +153,17 @@ export class LinuxSummaryCollector {
   }
 
   /**
-   * One Summary API object for the node and `pods`, in the order given. With `reuseDisk`, a pod's
-   * disk figures are the last ones measured whatever their age (measured now only when there are
-   * none yet), each stamped with the time it was measured at: memory and PIDs are always fresh.
+   * One Summary API object for the node and `pods`, in the order given. With `memoryOnly`, a pod's
+   * disk figures are the last ones measured whatever their age, each stamped with the time it was
+   * measured at (a pod measured never yet has none, as a pod the kubelet's stats have not caught up
+   * with); memory and PIDs are always fresh.
    */
   async collect(pods: readonly ActivePodInfo[], options: CollectOptions = {}): Promise<RawSummaryJson> {
     // Memory and PIDs first, all within a few milliseconds of each other.
     const cgroups = this.#cgroups;
+    const memoryOnly = options.memoryOnly === true;
+    this.#limits.reuse = memoryOnly;
+    if (!this.#limits.reuse) this.#limits.byDir.clear();
     const withoutCgroup = pods.some((p) => cgroups === undefined || p.cgroup === undefined);
     const table = withoutCgroup ? ProcessTable.read(this.#procRoot) : undefined;
     const lives = await Promise.all(pods.map((pod) => this.#podLive(pod, table)));
@@ -144,14 +171,10 @@ export class LinuxSummaryCollector {
     const podsMemory = this.#podsMemory(lives);
     const rlimit = this.#rlimit(lives);
 
-    const [nodeFs, imageFs, disks] = await Promise.all([
-      statFilesystem(this.#node.stateDir),
-      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
-      Promise.all(pods.map((pod) => this.#disk.measure(pod, options.reuseDisk === true))),
-    ]);
-    this.#disk.sweep();
-    this.#files.sweep();
-    const fsTime = this.#time();
+    const { nodeFs, imageFs, disks, fsTime } = await this.#diskFor(pods, memoryOnly);
+    // Only a full read touches every file a pod has (its limits): sweeping after a memory wake
+    // would close descriptors the next full read opens again.
+    if (!memoryOnly) this.#files.sweep();
     const fs = fsJson(nodeFs, fsTime, nodeFs.usedBytes, nodeFs.inodesUsed);
     const image =
       imageFs === undefined ? { ...fs } : fsJson(imageFs, fsTime, imageFs.usedBytes, imageFs.inodesUsed);
@@ -165,8 +188,53 @@ export class LinuxSummaryCollector {
         runtime: { imageFs: image, containerFs: { ...fs } },
         rlimit,
       },
-      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i] as PodDisk, nodeFs)),
+      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i], nodeFs)),
     };
+  }
+
+  /**
+   * Disk figures for this read. The first read measures and waits; after that a read never waits
+   * for a directory walk: it takes the last measurement (each figure stamped with the time it was
+   * made at, so the engine sees which ones moved, as with the kubelet's asynchronously refreshed
+   * stats) and, unless it is a memory wake, starts the next measurement in the background. The
+   * loop's reads then cost the same on a 110-pod node as on a 5-pod one, and a memory wake never
+   * queues behind a housekeeping read's walks.
+   */
+  async #diskFor(pods: readonly ActivePodInfo[], memoryOnly: boolean): Promise<LastDisk> {
+    const last = this.#lastDisk;
+    if (last === undefined) return this.#measuring ?? this.#measureDisk(pods);
+    if (!memoryOnly && this.#measuring === undefined) {
+      this.#measuring = this.#measureDisk(pods).finally(() => (this.#measuring = undefined));
+      // A failed walk is reported by the next read that has to wait for one; never unhandled.
+      this.#measuring.catch(() => undefined);
+    }
+    return this.#reuseDisk(last, pods);
+  }
+
+  /** Filesystems and every pod's disk use, measured now (directory walks within the meter's TTL reused). */
+  async #measureDisk(pods: readonly ActivePodInfo[]): Promise<LastDisk> {
+    const [nodeFs, imageFs, disks] = await Promise.all([
+      statFilesystem(this.#node.stateDir),
+      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
+      Promise.all(pods.map((pod) => this.#disk.measure(pod))),
+    ]);
+    this.#disk.sweep();
+    const byPod = new Map(pods.map((pod, i) => [pod.uid, disks[i] as PodDisk]));
+    this.#lastDisk = { nodeFs, imageFs, disks, fsTime: this.#time(), byPod };
+    return this.#lastDisk;
+  }
+
+  /**
+   * The last disk figures again, with the times they were measured at: no statfs, no walk, no
+   * thread-pool round trip. A pod that arrived since has none until the next measurement ends.
+   */
+  #reuseDisk(last: LastDisk, pods: readonly ActivePodInfo[]): LastDisk {
+    return { ...last, disks: pods.map((pod) => last.byPod.get(pod.uid)) };
+  }
+
+  /** Resolves when the disk measurement under way in the background (if any) has ended. */
+  async diskMeasured(): Promise<void> {
+    await this.#measuring?.catch(() => undefined);
   }
 
   /** Closes the descriptors kept open between collections. */
@@ -179,7 +247,7 @@ export class LinuxSummaryCollector {
 
   #nodeMemory(): MemoryJson {
     if (this.#cgroups !== undefined) {
-      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.node, this.#read);
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.node, this.#read, this.#limits);
       return memoryJson(
         this.#time(),
         r.usageBytes,
@@ -200,7 +268,7 @@ export class LinuxSummaryCollector {
 
   #podsMemory(lives: readonly PodLive[]): MemoryJson {
     if (this.#cgroups !== undefined) {
-      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.pods, this.#read);
+      const r = readWorkingSet(this.#cgroups.driver, this.#cgroups.node.pods, this.#read, this.#limits);
       return memoryJson(
         this.#time(),
         r.usageBytes,
@@ -269,11 +337,14 @@ export class LinuxSummaryCollector {
     podCgroup: CgroupRef,
     driver: CgroupStatsReader,
   ): Promise<PodLive> {
-    const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read));
+    const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read, this.#limits));
     const containers = new Map<string, MemoryJson>();
     for (const c of pod.containers) {
       const cgroup = c.cgroup;
-      const r = cgroup === undefined ? undefined : tolerate(() => readWorkingSet(driver, cgroup, this.#read));
+      const r =
+        cgroup === undefined
+          ? undefined
+          : tolerate(() => readWorkingSet(driver, cgroup, this.#read, this.#limits));
       if (r !== undefined) containers.set(c.name, cgroupMemoryJson(r, this.#time()));
     }
     // Without a pids controller, the processes listed in the subtree (cgroup.procs) stand in.
@@ -338,22 +409,27 @@ export class LinuxSummaryCollector {
 }
 
 /** The pod's Summary API entry from its live figures and its disk use. */
-function podJson(pod: ActivePodInfo, live: PodLive, disk: PodDisk, nodeFs: FilesystemStats): PodJson {
+function podJson(
+  pod: ActivePodInfo,
+  live: PodLive,
+  disk: PodDisk | undefined,
+  nodeFs: FilesystemStats,
+): PodJson {
   const ns = (atNs: bigint): string => formatRfc3339Nano(atNs);
   const containers = pod.containers.map((c): ContainerJson => {
     const out: ContainerJson = { name: c.name };
     if (c.startTime !== undefined) out.startTime = formatRfc3339Ms(c.startTime);
     const memory = live.containers.get(c.name);
     if (memory !== undefined) out.memory = memory;
-    const rootfs = disk.rootfs.get(c.name);
+    const rootfs = disk?.rootfs.get(c.name);
     if (rootfs !== undefined) out.rootfs = fsJson(nodeFs, ns(rootfs.atNs), rootfs.bytes, rootfs.inodes);
-    const logs = disk.logs.get(c.name);
+    const logs = disk?.logs.get(c.name);
     if (logs !== undefined) out.logs = fsJson(nodeFs, ns(logs.atNs), logs.bytes, logs.inodes);
     return out;
   });
   const volumes: VolumeJson[] = [];
   for (const v of pod.volumes) {
-    const u = disk.volumes.get(v.name);
+    const u = disk?.volumes.get(v.name);
     if (u !== undefined)
       volumes.push({ ...fsJson(u.ownFs ?? nodeFs, ns(u.atNs), u.bytes, u.inodes), name: v.name });
   }
@@ -361,14 +437,37 @@ function podJson(pod: ActivePodInfo, live: PodLive, disk: PodDisk, nodeFs: Files
   if (pod.startTime !== undefined) out.startTime = formatRfc3339Ms(pod.startTime);
   if (live.memory !== undefined) out.memory = live.memory;
   if (volumes.length > 0) out.volume = volumes;
-  out["ephemeral-storage"] = fsJson(
-    nodeFs,
-    ns(disk.ephemeral.atNs),
-    disk.ephemeral.bytes,
-    disk.ephemeral.inodes,
-  );
+  if (disk !== undefined)
+    out["ephemeral-storage"] = fsJson(
+      nodeFs,
+      ns(disk.ephemeral.atNs),
+      disk.ephemeral.bytes,
+      disk.ephemeral.inodes,
+    );
   if (live.processCount !== undefined) out.process_stats = { process_count: counter(live.processCount) };
   return out;
+}
+
+/**
+ * The driver with each cgroup's directories computed once: the runtime hands the same `CgroupRef`
+ * objects to every collection, and joining their paths again for 200 cgroups on every wake is a
+ * measurable part of a memory wake's read.
+ */
+function withRememberedDirectories(driver: CgroupStatsReader): CgroupStatsReader {
+  const known = new WeakMap<CgroupRef, CgroupDirectories>();
+  return {
+    api: driver.api,
+    hasPids: driver.hasPids,
+    procs: (cgroup, options) => driver.procs(cgroup, options),
+    directories: (cgroup) => {
+      let dirs = known.get(cgroup);
+      if (dirs === undefined) {
+        dirs = driver.directories(cgroup);
+        known.set(cgroup, dirs);
+      }
+      return dirs;
+    },
+  };
 }
 
 /** Memory of a cgroup; `availableBytes` only when it has a limit, as cAdvisor reports it. */

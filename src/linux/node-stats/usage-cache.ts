@@ -35,8 +35,8 @@ export class UsageCache<T> {
     this.#clock = clock;
   }
 
-  /** The cached value of `key` if younger than `maxAgeMs` (default the TTL), else a fresh one from `measure`. */
-  get(key: string, measure: () => Promise<T>, maxAgeMs: number = this.ttlMs): Promise<Timed<T>> {
+  /** The cached value of `key` if younger than the TTL, else a fresh one from `measure`. */
+  get(key: string, measure: () => Promise<T>): Promise<Timed<T>> {
     const now = this.#nowMs();
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -44,7 +44,7 @@ export class UsageCache<T> {
       this.#entries.set(key, entry);
     }
     entry.lastRequestedMs = now;
-    if (entry.result !== undefined && now - Number(entry.result.atNs / 1_000_000n) < maxAgeMs) {
+    if (entry.result !== undefined && now - Number(entry.result.atNs / 1_000_000n) < this.ttlMs) {
       return Promise.resolve(entry.result);
     }
     if (entry.pending !== undefined) return entry.pending;
