@@ -5,7 +5,15 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["dist/**", "node_modules/**", "bin/**", "scripts/**", "examples/**/*.mjs", "eslint.config.js"],
+    ignores: [
+      "dist/**",
+      "node_modules/**",
+      "bin/**",
+      "scripts/**",
+      "examples/**/*.mjs",
+      "test/fixtures/**",
+      "eslint.config.js",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
