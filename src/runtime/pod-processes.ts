@@ -9,8 +9,7 @@ import type { CgroupDriver, CgroupRef } from "../linux/cgroups/cgroup-driver.js"
 import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
 import type { ContainerRecord, PodRecord, StuckProcess } from "./pod-record.js";
 import { readProcStat, readProcStatNow } from "../linux/procfs.js";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { cgroupProcsNow } from "../linux/cgroups/cgroup-procs-now.js";
 import { isSameProcessAlive, processGroupMembers, signalQuietly } from "./proc-processes.js";
 
 /** Codes meaning "that cgroup is not there (any more)": it holds no process. */
@@ -43,22 +42,7 @@ export class PodProcesses {
       if (stat !== undefined && (c.startTicks === undefined || stat.startTimeTicks === c.startTicks))
         pids.add(c.pid);
     }
-    const walk = (dir: string): void => {
-      let entries;
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return; // The cgroup is gone: it holds no process.
-      }
-      try {
-        for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n"))
-          if (/^\d+$/.test(line)) pids.add(Number(line));
-      } catch {
-        // Removed between the listing and the read.
-      }
-      for (const e of entries) if (e.isDirectory()) walk(join(dir, e.name));
-    };
-    walk(driver.directories(record.cgroup).memory);
+    for (const pid of cgroupProcsNow(driver.directories(record.cgroup).memory)) pids.add(pid);
     const out: number[] = [];
     for (const pid of pids) {
       if (pid === process.pid) continue;
