@@ -81,6 +81,8 @@ interface Trial {
   readonly reactionMs?: number;
   /** The daemon's wake (notification or tick) → SIGTERM, ms, from its eviction log line. */
   readonly daemonReactionMs?: number;
+  /** The daemon's own split of that step: stats read, decision, kill (ms). */
+  readonly daemonTimings?: { readonly readMs: number; readonly decideMs: number; readonly killMs: number };
   /** What woke the loop for the eviction: the memcg notification, the working-set poller, or the tick. */
   readonly wake?: string;
   /** The ramp's rate from its start to the crossing, MiB/s. */
@@ -313,6 +315,7 @@ async function runTrial(
     outcome,
     ...(n.crossAt !== undefined && n.termAt !== undefined ? { reactionMs: n.termAt - n.crossAt } : {}),
     ...(typeof daemonReaction === "number" ? { daemonReactionMs: daemonReaction } : {}),
+    ...(isTimings(evictionLine?.["timings"]) ? { daemonTimings: evictionLine["timings"] } : {}),
     ...(typeof evictionLine?.["wake"] === "string" ? { wake: evictionLine["wake"] } : {}),
     ...(achieved !== undefined ? { achievedMiBPerSecond: achieved } : {}),
     ...(n.crossMiB !== undefined && n.stopMiB !== undefined
@@ -415,12 +418,25 @@ function summarize(
 
 const fmt = (x: number | undefined): string => (x === undefined ? "-" : num(x, 1));
 
+function isTimings(x: unknown): x is NonNullable<Trial["daemonTimings"]> {
+  if (typeof x !== "object" || x === null) return false;
+  const t = x as Record<string, unknown>;
+  return (
+    typeof t["readMs"] === "number" && typeof t["decideMs"] === "number" && typeof t["killMs"] === "number"
+  );
+}
+
 function trialLine(t: Trial): string {
   const parts = [`  ${t.pods} pods ${t.mode} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`];
   if (t.reactionMs !== undefined) parts.push(` ${t.reactionMs.toFixed(1)} ms`);
   if (t.wake !== undefined)
     parts.push(
       ` (woken by ${wakeKind(t.wake)}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs.toFixed(1)} ms later` : ""})`,
+    );
+  const d = t.daemonTimings;
+  if (d !== undefined)
+    parts.push(
+      ` [read ${d.readMs.toFixed(1)}, decide ${d.decideMs.toFixed(1)}, kill ${d.killMs.toFixed(1)} ms]`,
     );
   if (t.achievedMiBPerSecond !== undefined) parts.push(`, ramp ${t.achievedMiBPerSecond.toFixed(0)} MiB/s`);
   if (t.grownAfterCrossingMiB !== undefined) parts.push(`, +${t.grownAfterCrossingMiB} MiB after crossing`);

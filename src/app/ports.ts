@@ -13,16 +13,23 @@ export interface StatsSample {
 
 /**
  * What a read must bring fresh. `all`: every figure (housekeeping, after reclaim). `memory`: a
- * kernel memory notification woke the loop, and the decision it needs is a memory one: memory and
- * PIDs are read fresh, while disk figures (directory walks, the slow part on a large node) may be
- * the last ones measured, each still stamped with the time it was measured at, as the kubelet's
- * own cached stats are. The engine treats a figure whose time has not moved as not updated.
+ * kernel memory notification woke the loop, and the decision it needs is a memory one: the node's
+ * and each pod's memory and PIDs are read fresh, while disk figures (directory walks, the slow part
+ * on a large node) and per-container memory may be the last ones read, each still stamped with the
+ * time it was read at, as the kubelet's own cached stats are. The engine treats a figure whose time
+ * has not moved as not updated; the containers of the pods it picks are read again through
+ * {@link StatsPort.refreshPods} before their eviction messages are written.
  */
 export type StatsScope = "all" | "memory";
 
 export interface StatsPort {
   /** Reads stats from the system (fresh as `scope` asks, default `all`); rejects when they cannot be read. */
   collect(scope?: StatsScope): Promise<StatsSample>;
+  /**
+   * `sample` (a `memory` read) with every figure of the pods named by `uids` read fresh, for a
+   * source whose scoped reads carry some pod figures over. Absent: scoped reads are complete.
+   */
+  refreshPods?(sample: StatsSample, uids: readonly string[]): Promise<StatsSample>;
 }
 
 /**
@@ -65,6 +72,11 @@ export interface PodsPort {
   activePods(): readonly Pod[];
   /** SIGTERM now, SIGKILL after the grace period; the status is written and the pod never restarted. */
   kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult>;
+  /**
+   * Replaces the status a pod being killed will be left with (its eviction message written again
+   * from fresher figures); does nothing for a pod not being killed. Absent: statuses are final.
+   */
+  restate?(pod: Pod, status: FailedPodStatus): void;
   /** Whether no process of the pod is left (its cgroups are empty). */
   isCleanedUp(pod: Pod): Promise<boolean>;
   /** Node-level reclaim: dead containers of terminated pods. */
@@ -76,6 +88,8 @@ export interface PodsPort {
 export interface ClockPort {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** A monotonic clock in fractional ms, for timing the loop's phases (absent: phases are not timed). */
+  readonly elapsed?: () => number;
 }
 
 /** Why the loop woke: the housekeeping timer, or a kernel notification (with when it fired). */

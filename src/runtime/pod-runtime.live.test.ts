@@ -243,6 +243,11 @@ for (const mode of modes) {
         assert.deepEqual(target.cgroup, rt.podCgroups(uid)?.pod);
         assert.deepEqual(app.cgroup, rt.podCgroups(uid)?.containers.get("app"));
         assert.equal(app.pids, undefined);
+        // Nothing changed: the same description again (the collector's per-cgroup memo keys on it).
+        assert.equal(
+          (await rt.statsTargets()).find((x) => x.uid === uid),
+          target,
+        );
       } else {
         assert.equal(target.cgroup, undefined);
         assert.deepEqual(app.pids, procs?.pids);

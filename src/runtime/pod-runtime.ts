@@ -83,6 +83,16 @@ export class ProcessPodRuntime implements PodsPort {
   readonly #processes: PodProcesses;
   readonly #supervisor: ContainerSupervisor;
   readonly #pods = new Map<string, PodRecord>();
+  /** The last stats description of each pod in cgroups, with what it was built from. */
+  readonly #statsTargets = new WeakMap<
+    PodRecord,
+    {
+      readonly key: string;
+      readonly pod: PodCgroup;
+      readonly containers: readonly (ContainerCgroup | undefined)[];
+      readonly target: ActivePodInfo;
+    }
+  >();
   readonly #closing = new AbortController();
   #persistErrors: readonly StatusFileError[] = [];
 
@@ -167,15 +177,40 @@ export class ProcessPodRuntime implements PodsPort {
    * the start times recorded here, and its cgroups (or, without cgroups, its containers' processes).
    */
   async statsTargets(): Promise<ActivePodInfo[]> {
-    const active = [...this.#pods.values()].filter((r) => !r.final && !r.terminating);
-    return Promise.all(
-      active.map(async (record) => {
-        const cgroups = this.podCgroups(record.pod.uid);
-        if (cgroups !== undefined) return statsTarget(record, { cgroups });
-        const processes = await this.podProcesses(record.pod);
-        return statsTarget(record, { pids: new Map(processes.map((p) => [p.container, p.pids])) });
-      }),
-    );
+    const out: ActivePodInfo[] = [];
+    for (const record of this.#pods.values()) {
+      if (record.final || record.terminating) continue;
+      if (record.cgroup !== undefined) {
+        out.push(this.#cgroupStatsTarget(record, record.cgroup));
+        continue;
+      }
+      const processes = await this.podProcesses(record.pod);
+      out.push(statsTarget(record, { pids: new Map(processes.map((p) => [p.container, p.pids])) }));
+    }
+    return out;
+  }
+
+  /**
+   * A pod in cgroups is described the same way until one of its containers (re)starts: the same
+   * object is handed out again, so a memory wake on a 110-pod node builds no description and the
+   * collector's per-cgroup memo (keyed by the cgroup objects) keeps hitting.
+   */
+  #cgroupStatsTarget(record: PodRecord, pod: PodCgroup): ActivePodInfo {
+    const key = `${record.startTime ?? ""}|${record.containers.map((c) => c.startedAt ?? "").join("|")}`;
+    const known = this.#statsTargets.get(record);
+    if (
+      known !== undefined &&
+      known.key === key &&
+      known.pod === pod &&
+      record.containers.every((c, i) => c.cgroup === known.containers[i])
+    )
+      return known.target;
+    const containers = new Map<string, ContainerCgroup>();
+    for (const c of record.containers)
+      containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
+    const target = statsTarget(record, { cgroups: { pod, containers } });
+    this.#statsTargets.set(record, { key, pod, containers: record.containers.map((c) => c.cgroup), target });
+    return target;
   }
 
   /** Where the pod's logs, writable directories and volumes are. */
@@ -264,9 +299,17 @@ export class ProcessPodRuntime implements PodsPort {
     }
     record.final = true;
     record.terminating = true;
-    record.abort.abort();
-    const pids = this.#processes.ofPodNow(record) ?? (await this.#processes.ofPod(record));
-    this.#processes.signal(record.containers, pids, "SIGTERM");
+    let pids = this.#processes.ofPodNow(record);
+    if (pids !== undefined) {
+      // SIGTERM first: the supervisor's abort listeners (restart timers, polls) can run after it. No
+      // exit is handled in between: a child's exit reaches this process in a later turn of the loop.
+      this.#processes.signal(record.containers, pids, "SIGTERM");
+      record.abort.abort();
+    } else {
+      record.abort.abort();
+      pids = await this.#processes.ofPod(record);
+      this.#processes.signal(record.containers, pids, "SIGTERM");
+    }
     const terminatedAt = this.#clock.now();
     this.#logger.info({ pod: pod.key, uid: pod.uid, pids, gracePeriodSeconds }, "pod killing: SIGTERM sent");
     const kill: PendingKill = {
@@ -278,6 +321,12 @@ export class ProcessPodRuntime implements PodsPort {
     record.kill = kill;
     kill.done = this.#finishKill(record, kill);
     return { terminatedAt, done: kill.done };
+  }
+
+  /** The status a pending kill of `pod` writes when it ends, replaced (a message from fresher figures). */
+  restate(pod: RunnablePod, status: GivenPodStatus): void {
+    const pending = this.#pods.get(pod.uid)?.kill;
+    if (pending !== undefined) pending.status = status;
   }
 
   /**

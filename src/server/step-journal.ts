@@ -4,7 +4,7 @@
  * the decision log (the replay step record).
  */
 import { appendFileSync } from "node:fs";
-import type { LoopStep } from "../app/loop/eviction-loop.js";
+import type { LoopStep, StepTimings } from "../app/loop/eviction-loop.js";
 import type { LoggerPort } from "../app/ports.js";
 import type { EvictionRecord } from "../app/node-view/snapshot.js";
 import type { Threshold } from "../core/model.js";
@@ -59,6 +59,7 @@ export class StepJournal {
           grace: e.effectiveGracePeriodSeconds,
           reactionMs,
           wake: step.wake.reason,
+          ...(step.timings !== undefined ? { timings: roundTimings(step.timings) } : {}),
           ...(e.killError !== undefined ? { err: e.killError } : {}),
         },
         `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
@@ -72,4 +73,10 @@ export class StepJournal {
       }
     }
   }
+}
+
+/** Phase times to the microsecond, for the log. */
+function roundTimings(t: StepTimings): StepTimings {
+  const r = (ms: number): number => Math.round(ms * 1000) / 1000;
+  return { readMs: r(t.readMs), decideMs: r(t.decideMs), killMs: r(t.killMs) };
 }

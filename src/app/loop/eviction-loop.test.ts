@@ -283,4 +283,112 @@ describe("EvictionLoop", () => {
     assert.equal(await loop.waitForCleanup(step.evictions), false);
     assert.ok(clock.now() - start <= 150);
   });
+
+  describe("a memory wake's carried-over container figures", () => {
+    /** Memory reads leave containers out; `refreshPods` reads the named pods' containers (400Mi each). */
+    class CarryingNode extends FakeNode {
+      refreshed: string[][] = [];
+      restated: { pod: string; status: FailedPodStatus }[] = [];
+      /** What a refreshed read shows of a pod's first container, by pod name (default 400Mi). */
+      containerBytes = (_pod: Pod): bigint => 400n * Mi;
+      /** A different pick after the refresh: the refreshed read shows this pod as the largest. */
+      growAfterRefresh: string | undefined;
+
+      refreshPods(sample: { raw: unknown; summary: NodeSummary }, uids: readonly string[]) {
+        this.refreshed.push([...uids]);
+        const summary: NodeSummary = {
+          ...sample.summary,
+          pods: sample.summary.pods.map((p) => {
+            const pod = this.alive.find((a) => a.uid === p.podRef.uid);
+            const grown =
+              this.growAfterRefresh === p.podRef.name ? { memory: { workingSetBytes: 900n * Mi } } : {};
+            if (pod === undefined || !uids.includes(p.podRef.uid)) return { ...p, ...grown };
+            return {
+              ...p,
+              ...grown,
+              containers: [{ name: "c", memory: { workingSetBytes: this.containerBytes(pod) } }],
+            };
+          }),
+        };
+        return Promise.resolve({ raw: {}, summary });
+      }
+      restate(pod: Pod, status: FailedPodStatus): void {
+        this.restated.push({ pod: pod.key, status });
+      }
+    }
+
+    function requestingPods(): Pod[] {
+      return decodePodList(
+        ["a", "b", "c", "d"].map((name) => ({
+          metadata: { name },
+          spec: { containers: [{ name: "c", resources: { requests: { memory: "1Mi" } } }] },
+        })),
+        "pods",
+        new IssueList(),
+      );
+    }
+
+    const loopOn = (node: CarryingNode, clock: ManualClock, warnings: string[] = []) =>
+      new EvictionLoop({
+        config: config(),
+        layout: "single",
+        housekeepingIntervalMs: 10_000,
+        stats: node,
+        pods: node,
+        wake: noWake,
+        clock,
+        log: { ...quiet, warn: (_f: object, msg: string) => void warnings.push(msg) },
+      });
+
+    test("after SIGTERM, the picked pod's containers are read again and its status and record carry the fresh message", async () => {
+      const clock = new ManualClock();
+      const node = new CarryingNode(requestingPods(), clock);
+      const step = await loopOn(node, clock).runOnce({
+        reason: "memcg",
+        at: clock.now(),
+        notification: true,
+      });
+      // The kill went out with the message of the carried-over read (no container figures) ...
+      assert.equal(node.killed.length, 1);
+      assert.doesNotMatch(node.killed[0]?.status.message ?? "", /Container c was using/);
+      // ... then only the picked pod was read again, and its status was rewritten from that read.
+      assert.deepEqual(node.refreshed, [[step.evictions[0]?.eviction.pod.uid]]);
+      assert.equal(node.restated.length, 1);
+      assert.equal(node.restated[0]?.pod, node.killed[0]?.pod);
+      assert.match(node.restated[0]?.status.message ?? "", /Container c was using 400Mi, request is 1Mi/);
+      // The step (decision log, /status) reports the refined decision.
+      assert.equal(step.evictions[0]?.eviction.message, node.restated[0]?.status.message);
+      assert.equal(step.report.evictions[0]?.message, node.restated[0]?.status.message);
+      assert.equal(step.evictions[0]?.eviction.pod.key, node.killed[0]?.pod);
+    });
+
+    test("a housekeeping read is complete: nothing is read again", async () => {
+      const clock = new ManualClock();
+      const node = new CarryingNode(requestingPods(), clock);
+      await loopOn(node, clock).runOnce({ reason: "timer", at: clock.now(), notification: false });
+      assert.equal(node.killed.length, 1);
+      assert.deepEqual(node.refreshed, []);
+      assert.deepEqual(node.restated, []);
+    });
+
+    test("if the fresher read picks another pod, the first decision stands and is reported as such", async () => {
+      const clock = new ManualClock();
+      const node = new CarryingNode(requestingPods(), clock);
+      node.growAfterRefresh = "a";
+      const warnings: string[] = [];
+      const step = await loopOn(node, clock, warnings).runOnce({
+        reason: "memcg",
+        at: clock.now(),
+        notification: true,
+      });
+      assert.equal(node.killed.length, 1);
+      assert.notEqual(node.killed[0]?.pod, "default/a");
+      assert.deepEqual(node.restated, []);
+      assert.equal(step.evictions[0]?.eviction.pod.key, node.killed[0]?.pod);
+      assert.ok(
+        warnings.some((w) => /first decision stands/.test(w)),
+        warnings.join("; "),
+      );
+    });
+  });
 });

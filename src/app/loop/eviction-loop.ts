@@ -7,7 +7,7 @@
  */
 import { effectiveGracePeriod, INITIAL_STATE, synchronize } from "../../core/engine/index.js";
 import type { EngineState, Eviction, ReclaimFunction, SyncReport } from "../../core/engine/types.js";
-import type { EvictionConfig, FilesystemLayout } from "../../core/model.js";
+import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
 import type {
   ClockPort,
   KillResult,
@@ -33,6 +33,16 @@ export interface EvictionOutcome {
   readonly reactionMs: number | undefined;
 }
 
+/** Where one step's time went, in ms (when the clock can time it). */
+export interface StepTimings {
+  /** Reading the stats (and decoding them). */
+  readonly readMs: number;
+  /** The engine's synchronize, with node-level reclaim and the read after it when those ran. */
+  readonly decideMs: number;
+  /** Sending the kills. */
+  readonly killMs: number;
+}
+
 export interface LoopStep {
   readonly wake: Wake;
   readonly now: number;
@@ -42,6 +52,7 @@ export interface LoopStep {
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcome[];
   readonly state: EngineState;
+  readonly timings?: StepTimings;
 }
 
 export interface EvictionLoopOptions {
@@ -80,16 +91,20 @@ export class EvictionLoop {
   async runOnce(wake: Wake): Promise<LoopStep> {
     const { stats, pods, clock, log, config } = this.o;
     const now = clock.now();
+    const before = this.state;
+    const t0 = clock.elapsed?.();
     let sample: StatsSample | undefined;
     try {
       sample = await stats.collect(wake.notification ? "memory" : "all");
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
     }
+    const t1 = clock.elapsed?.();
+    const activePods = pods.activePods();
     const result = synchronize(config, this.state, {
       now,
       summary: sample?.summary,
-      activePods: pods.activePods(),
+      activePods,
       layout: this.o.layout,
     });
     let report: SyncReport;
@@ -121,8 +136,20 @@ export class EvictionLoop {
       this.state = result.state;
       report = result.report;
     }
+    const t2 = clock.elapsed?.();
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
+    const t3 = clock.elapsed?.();
+    const refined = await this.refine(wake, sample, before, activePods, now, report, evictions);
+    if (refined !== undefined) {
+      sample = refined.sample;
+      this.state = refined.state;
+      report = refined.report;
+      evictions.forEach((e, i) => {
+        const eviction = refined.report.evictions[i];
+        if (eviction !== undefined) evictions[i] = { ...e, eviction };
+      });
+    }
     // After the kills: registering a memcg threshold waits for an RCU grace period in the kernel
     // (measured here: 10–30 ms), and the pod that must go should not wait for that.
     if (sample !== undefined && report.updateNotifiers) this.o.wake.rearm(sample);
@@ -134,9 +161,64 @@ export class EvictionLoop {
       report,
       evictions,
       state: this.state,
+      ...(t0 !== undefined && t1 !== undefined && t2 !== undefined && t3 !== undefined
+        ? { timings: { readMs: t1 - t0, decideMs: t2 - t1, killMs: t3 - t2 } }
+        : {}),
     };
     this.o.onStep?.(step);
     return step;
+  }
+
+  /**
+   * A memory wake's read carries container figures over (see `StatsScope`): the pods' own figures,
+   * which the ranking uses, are fresh, so the pods picked are the right ones, and SIGTERM has gone.
+   * Their eviction messages name containers by usage, so the picked pods' containers are read now
+   * and the engine decides again from the same prior state (pure: the first answer is dropped). The
+   * same pods come out, with messages from fresh figures, which replace the statuses the kills will
+   * write. Should the pick ever differ, the first decision stands (its kills are under way).
+   */
+  private async refine(
+    wake: Wake,
+    sample: StatsSample | undefined,
+    before: EngineState,
+    activePods: readonly Pod[],
+    now: number,
+    report: SyncReport,
+    evictions: readonly EvictionOutcome[],
+  ): Promise<{ sample: StatsSample; state: EngineState; report: SyncReport } | undefined> {
+    const { stats, pods, config, log } = this.o;
+    const killed = evictions.filter((e) => e.kill !== undefined);
+    if (!wake.notification || sample === undefined || killed.length === 0) return undefined;
+    if (stats.refreshPods === undefined || pods.restate === undefined) return undefined;
+    let fresh: StatsSample;
+    try {
+      fresh = await stats.refreshPods(
+        sample,
+        report.evictions.map((e) => e.pod.uid),
+      );
+    } catch (e) {
+      log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");
+      return undefined;
+    }
+    const again = synchronize(config, before, {
+      now,
+      summary: fresh.summary,
+      activePods,
+      layout: this.o.layout,
+    });
+    const picked = report.evictions.map((e) => e.pod.uid).join(" ");
+    if (again.kind !== "done" || again.report.evictions.map((e) => e.pod.uid).join(" ") !== picked) {
+      log.warn({ picked }, "Eviction manager: a fresher read picks other pods; the first decision stands");
+      return undefined;
+    }
+    for (const e of again.report.evictions)
+      pods.restate(e.pod, {
+        phase: "Failed",
+        reason: "Evicted",
+        message: e.message,
+        conditions: e.condition === undefined ? [] : [e.condition],
+      });
+    return { sample: fresh, state: again.state, report: again.report };
   }
 
   private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {

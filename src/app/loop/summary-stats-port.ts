@@ -21,6 +21,8 @@ export interface SummaryStatsPortOptions {
   readonly clock: Pick<ClockPort, "now">;
   /** What the operator can do when a Summary does not decode (default: check the kubelet's answer). */
   readonly hint?: string;
+  /** The raw Summary of a scoped read with the named pods' carried-over figures read fresh (see `StatsPort.refreshPods`). */
+  readonly refreshPods?: (raw: unknown, uids: readonly string[]) => Promise<unknown>;
 }
 
 const KUBELET_HINT =
@@ -28,20 +30,27 @@ const KUBELET_HINT =
 
 /** A stats port that reads from `read` and decodes, or throws `AdapterError` code `summary-undecodable`. */
 export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
+  const decoded = (raw: unknown): StatsSample => {
+    const issues = new IssueList();
+    const summary = decodeSummary(raw, "summary", options.clock.now(), issues);
+    if (summary !== undefined) return { raw, summary };
+    const errors = issues.items.filter((i) => i.severity === "error");
+    const shown = (errors.length > 0 ? errors : issues.items).slice(0, SHOWN_ISSUES);
+    const more = issues.items.length - shown.length;
+    throw new AdapterError(
+      "summary-undecodable",
+      `the Summary from ${options.source} does not decode: ${shown.map(formatIssue).join("; ")}${more > 0 ? ` (and ${more} more)` : ""}`,
+      { hint: options.hint ?? KUBELET_HINT },
+    );
+  };
+  const refresh = options.refreshPods;
   return {
-    collect: async (scope: StatsScope = "all"): Promise<StatsSample> => {
-      const raw = await options.read(scope);
-      const issues = new IssueList();
-      const summary = decodeSummary(raw, "summary", options.clock.now(), issues);
-      if (summary !== undefined) return { raw, summary };
-      const errors = issues.items.filter((i) => i.severity === "error");
-      const shown = (errors.length > 0 ? errors : issues.items).slice(0, SHOWN_ISSUES);
-      const more = issues.items.length - shown.length;
-      throw new AdapterError(
-        "summary-undecodable",
-        `the Summary from ${options.source} does not decode: ${shown.map(formatIssue).join("; ")}${more > 0 ? ` (and ${more} more)` : ""}`,
-        { hint: options.hint ?? KUBELET_HINT },
-      );
-    },
+    collect: async (scope: StatsScope = "all"): Promise<StatsSample> => decoded(await options.read(scope)),
+    ...(refresh !== undefined
+      ? {
+          refreshPods: async (sample: StatsSample, uids: readonly string[]): Promise<StatsSample> =>
+            decoded(await refresh(sample.raw, uids)),
+        }
+      : {}),
   };
 }

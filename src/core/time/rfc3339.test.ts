@@ -130,6 +130,25 @@ describe("formatRfc3339Nano", () => {
   ];
   for (const c of cases) test(c.name, () => assert.equal(formatRfc3339Nano(c.ns), c.want));
 
+  test("agrees with a plain Date-based formatting, including across second boundaries in a row", () => {
+    const plain = (ns: bigint): string => {
+      const s = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n);
+      const f = ns - s * 1_000_000_000n;
+      const base = new Date(Number(s) * 1000).toISOString().slice(0, 19);
+      return f === 0n ? `${base}Z` : `${base}.${f.toString().padStart(9, "0").replace(/0+$/, "")}Z`;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: -(10n ** 18n), max: 4n * 10n ** 18n }), { minLength: 1, maxLength: 8 }),
+        (xs) => {
+          // Neighbours within a second and far apart, so the remembered second is both hit and missed.
+          for (const ns of xs.flatMap((x) => [x, x + 1n, x + 999_999_999n, x - 1n]))
+            assert.equal(formatRfc3339Nano(ns), plain(ns));
+        },
+      ),
+    );
+  });
+
   test("parseRfc3339 reads it back to the microsecond", () => {
     const back = parseRfc3339(formatRfc3339Nano(1_782_468_875_123_456_789n));
     assert.equal(typeof back, "number");

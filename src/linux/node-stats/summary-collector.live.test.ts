@@ -241,7 +241,7 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
     assert.equal(obs.get("nodefs.available")?.capacity, 64n * 1024n * 1024n);
   });
 
-  test("a memory wake reads memory fresh and reuses disk figures with their own times; the engine decides as on a complete fresh Summary", async () => {
+  test("a memory wake reads node and pod memory fresh and reuses disk and container figures with their own times; with the picked pod read again, the engine decides as on a complete fresh Summary", async () => {
     const collector = new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } });
     const earlier = await collector.collect([info]);
     // The pod's disk use grows after that sample; the memory wake must not walk it again.
@@ -263,9 +263,16 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
         String(scratch(wake)?.time) < wake.node.memory.time,
         "cached disk time is older than the read",
       );
-      // Memory: read now, not reused.
+      // Memory: the node's and the pod's read now, not reused; the containers' carried over from the
+      // earlier read with the time they were read at, until the pod is picked and read again.
       assert.ok(wake.node.memory.time > earlier.node.memory.time);
       assert.ok(String(wake.pods[0]?.memory?.time) > String(earlier.pods[0]?.memory?.time));
+      const appMemory = (raw: typeof wake) => raw.pods[0]?.containers.find((c) => c.name === "app")?.memory;
+      assert.deepEqual(appMemory(wake), appMemory(earlier));
+      const refreshed = collector.refreshContainers(wake, [info], [info.uid]);
+      assert.ok(String(appMemory(refreshed)?.time) > String(wake.pods[0]?.memory?.time));
+      assert.ok(Number(appMemory(refreshed)?.workingSetBytes) >= 30 * MiB);
+      assert.deepEqual(collector.refreshContainers(wake, [info], ["another-pod"]), wake);
 
       // The decision: under memory pressure the engine evicts the same pod, for the same reason,
       // with the same message, from the wake's read as from the complete fresh Summary.
@@ -304,10 +311,14 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
           annotations: Object.keys(e.annotations).sort(),
         }));
       };
+      // As the loop does: decide from the wake's read, read the picked pods' containers again, decide
+      // again; the pick never moves (memory ranks by pod figures) and the message is the fresh one.
       const fromWake = decide(wake);
       assert.equal(fromWake.length, 1);
       assert.equal(fromWake[0]?.signal, "memory.available");
-      assert.deepEqual(fromWake, decide(fresh));
+      const fromRefreshed = decide(collector.refreshContainers(wake, [info], [info.uid]));
+      assert.equal(fromRefreshed[0]?.pod, fromWake[0]?.pod);
+      assert.deepEqual(fromRefreshed, decide(fresh));
     } finally {
       await rm(extra, { force: true });
     }
