@@ -87,9 +87,12 @@ export class ProcessPodRuntime implements PodsPort {
   readonly #statsTargets = new WeakMap<
     PodRecord,
     {
-      readonly key: string;
       readonly pod: PodCgroup;
-      readonly containers: readonly (ContainerCgroup | undefined)[];
+      readonly startTime: number | undefined;
+      readonly containers: readonly {
+        readonly cgroup: ContainerCgroup | undefined;
+        readonly startedAt: number | undefined;
+      }[];
       readonly target: ActivePodInfo;
     }
   >();
@@ -196,20 +199,27 @@ export class ProcessPodRuntime implements PodsPort {
    * collector's per-cgroup memo (keyed by the cgroup objects) keeps hitting.
    */
   #cgroupStatsTarget(record: PodRecord, pod: PodCgroup): ActivePodInfo {
-    const key = `${record.startTime ?? ""}|${record.containers.map((c) => c.startedAt ?? "").join("|")}`;
     const known = this.#statsTargets.get(record);
     if (
       known !== undefined &&
-      known.key === key &&
       known.pod === pod &&
-      record.containers.every((c, i) => c.cgroup === known.containers[i])
+      known.startTime === record.startTime &&
+      known.containers.length === record.containers.length &&
+      record.containers.every(
+        (c, i) => c.cgroup === known.containers[i]?.cgroup && c.startedAt === known.containers[i]?.startedAt,
+      )
     )
       return known.target;
     const containers = new Map<string, ContainerCgroup>();
     for (const c of record.containers)
       containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
     const target = statsTarget(record, { cgroups: { pod, containers } });
-    this.#statsTargets.set(record, { key, pod, containers: record.containers.map((c) => c.cgroup), target });
+    this.#statsTargets.set(record, {
+      pod,
+      startTime: record.startTime,
+      containers: record.containers.map((c) => ({ cgroup: c.cgroup, startedAt: c.startedAt })),
+      target,
+    });
     return target;
   }
 
@@ -300,16 +310,15 @@ export class ProcessPodRuntime implements PodsPort {
     record.final = true;
     record.terminating = true;
     let pids = this.#processes.ofPodNow(record);
-    if (pids !== undefined) {
-      // SIGTERM first: the supervisor's abort listeners (restart timers, polls) can run after it. No
-      // exit is handled in between: a child's exit reaches this process in a later turn of the loop.
-      this.#processes.signal(record.containers, pids, "SIGTERM");
-      record.abort.abort();
-    } else {
+    if (pids === undefined) {
+      // Finding the processes takes a /proc scan: no restart may start meanwhile.
       record.abort.abort();
       pids = await this.#processes.ofPod(record);
-      this.#processes.signal(record.containers, pids, "SIGTERM");
     }
+    this.#processes.signal(record.containers, pids, "SIGTERM");
+    // After SIGTERM, so the supervisor's abort listeners (restart timers, polls) do not delay it. No
+    // exit is handled in between: a child's exit reaches this process in a later turn of the loop.
+    record.abort.abort();
     const terminatedAt = this.#clock.now();
     this.#logger.info({ pod: pod.key, uid: pod.uid, pids, gracePeriodSeconds }, "pod killing: SIGTERM sent");
     const kill: PendingKill = {

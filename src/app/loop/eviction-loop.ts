@@ -10,11 +10,13 @@ import type { EngineState, Eviction, ReclaimFunction, SyncReport } from "../../c
 import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
 import type {
   ClockPort,
+  FailedPodStatus,
   KillResult,
   LoggerPort,
   PodsPort,
   StatsPort,
   StatsSample,
+  StatsScope,
   Wake,
   WakePort,
 } from "../ports.js";
@@ -92,10 +94,11 @@ export class EvictionLoop {
     const { stats, pods, clock, log, config } = this.o;
     const now = clock.now();
     const before = this.state;
+    const scope: StatsScope = wake.notification ? "memory" : "all";
     const t0 = clock.elapsed?.();
     let sample: StatsSample | undefined;
     try {
-      sample = await stats.collect(wake.notification ? "memory" : "all");
+      sample = await stats.collect(scope);
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
     }
@@ -140,7 +143,8 @@ export class EvictionLoop {
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
     const t3 = clock.elapsed?.();
-    const refined = await this.refine(wake, sample, before, activePods, now, report, evictions);
+    const refined =
+      scope === "memory" ? await this.refine(sample, before, activePods, now, report, evictions) : undefined;
     if (refined !== undefined) {
       sample = refined.sample;
       this.state = refined.state;
@@ -178,7 +182,6 @@ export class EvictionLoop {
    * write. Should the pick ever differ, the first decision stands (its kills are under way).
    */
   private async refine(
-    wake: Wake,
     sample: StatsSample | undefined,
     before: EngineState,
     activePods: readonly Pod[],
@@ -187,8 +190,7 @@ export class EvictionLoop {
     evictions: readonly EvictionOutcome[],
   ): Promise<{ sample: StatsSample; state: EngineState; report: SyncReport } | undefined> {
     const { stats, pods, config, log } = this.o;
-    const killed = evictions.filter((e) => e.kill !== undefined);
-    if (!wake.notification || sample === undefined || killed.length === 0) return undefined;
+    if (sample === undefined || !evictions.some((e) => e.kill !== undefined)) return undefined;
     if (stats.refreshPods === undefined || pods.restate === undefined) return undefined;
     let fresh: StatsSample;
     try {
@@ -211,26 +213,14 @@ export class EvictionLoop {
       log.warn({ picked }, "Eviction manager: a fresher read picks other pods; the first decision stands");
       return undefined;
     }
-    for (const e of again.report.evictions)
-      pods.restate(e.pod, {
-        phase: "Failed",
-        reason: "Evicted",
-        message: e.message,
-        conditions: e.condition === undefined ? [] : [e.condition],
-      });
+    for (const e of again.report.evictions) pods.restate(e.pod, evictedStatus(e));
     return { sample: fresh, state: again.state, report: again.report };
   }
 
   private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {
     const effective = effectiveGracePeriod(eviction.gracePeriodSeconds, eviction.pod);
-    const conditions = eviction.condition === undefined ? [] : [eviction.condition];
     try {
-      const kill = await this.o.pods.kill(eviction.pod, effective, {
-        phase: "Failed",
-        reason: "Evicted",
-        message: eviction.message,
-        conditions,
-      });
+      const kill = await this.o.pods.kill(eviction.pod, effective, evictedStatus(eviction));
       return {
         eviction,
         effectiveGracePeriodSeconds: effective,
@@ -286,4 +276,14 @@ export class EvictionLoop {
       wake = await this.o.wake.next(this.o.housekeepingIntervalMs, signal);
     }
   }
+}
+
+/** The status an evicted pod is left with: phase Failed, reason Evicted, the engine's message and condition. */
+function evictedStatus(eviction: Eviction): FailedPodStatus {
+  return {
+    phase: "Failed",
+    reason: "Evicted",
+    message: eviction.message,
+    conditions: eviction.condition === undefined ? [] : [eviction.condition],
+  };
 }

@@ -130,7 +130,7 @@ describe("formatRfc3339Nano", () => {
   ];
   for (const c of cases) test(c.name, () => assert.equal(formatRfc3339Nano(c.ns), c.want));
 
-  test("agrees with a plain Date-based formatting, including across second boundaries in a row", () => {
+  test("agrees with a plain Date-based formatting for any instant in years 0–9999", () => {
     const plain = (ns: bigint): string => {
       const s = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n);
       const f = ns - s * 1_000_000_000n;
@@ -139,14 +139,31 @@ describe("formatRfc3339Nano", () => {
     };
     fc.assert(
       fc.property(
-        fc.array(fc.bigInt({ min: -(10n ** 18n), max: 4n * 10n ** 18n }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.bigInt({ min: -62_167_219_199n * 10n ** 9n, max: 253_402_300_798n * 10n ** 9n }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         (xs) => {
-          // Neighbours within a second and far apart, so the remembered second is both hit and missed.
           for (const ns of xs.flatMap((x) => [x, x + 1n, x + 999_999_999n, x - 1n]))
             assert.equal(formatRfc3339Nano(ns), plain(ns));
         },
       ),
     );
+    // Calendar edges: leap days (2000 is one, 1900 and 2100 are not), year and era ends, year 0.
+    for (const iso of [
+      "2024-02-29T23:59:59Z",
+      "2000-02-29T00:00:00Z",
+      "1900-03-01T00:00:00Z",
+      "2100-02-28T23:59:59Z",
+      "1999-12-31T23:59:59Z",
+      "1969-12-31T23:59:59Z",
+      "0000-01-01T00:00:00Z",
+      "9999-12-31T23:59:59Z",
+    ]) {
+      const seconds = BigInt(new Date(iso).getTime() / 1000);
+      for (const ns of [seconds * 1_000_000_000n, seconds * 1_000_000_000n + 500n])
+        assert.equal(formatRfc3339Nano(ns), plain(ns), iso);
+    }
   });
 
   test("parseRfc3339 reads it back to the microsecond", () => {

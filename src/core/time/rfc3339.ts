@@ -173,19 +173,43 @@ export function formatRfc3339Nano(ns: bigint): string {
 }
 
 /**
- * The last whole second formatted (`2026-06-26T10:14:35`): a collector stamps hundreds of figures
- * within one second, and `Date#toISOString` for each was a measurable part of a 110-pod read.
+ * `2026-06-26T10:14:35` for whole seconds after the epoch, by calendar arithmetic (the inverse of
+ * {@link daysFromCivil}): a collector stamps hundreds of figures per read, and a `Date` and
+ * `toISOString` for each was a measurable part of a 110-pod read. Years outside 0–9999, which
+ * RFC 3339 cannot write, are left to `toISOString`'s extended form.
  */
-let lastSecond = Number.NaN;
-let lastPrefix = "";
-
 function secondPrefix(seconds: number): string {
-  if (seconds !== lastSecond) {
-    const iso = new Date(seconds * 1000).toISOString(); // 2026-06-26T10:14:35.000Z
-    lastPrefix = iso.slice(0, iso.length - 5);
-    lastSecond = seconds;
-  }
-  return lastPrefix;
+  const days = Math.floor(seconds / 86_400);
+  const secondOfDay = seconds - days * 86_400;
+  const { year, month, day } = civilFromDays(days);
+  if (year < 0 || year > 9999) return new Date(seconds * 1000).toISOString().slice(0, -5);
+  const hh = Math.floor(secondOfDay / 3600);
+  const mm = Math.floor((secondOfDay % 3600) / 60);
+  const ss = secondOfDay % 60;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}`;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, "0");
+}
+
+/** The proleptic Gregorian date of a day count since 1970-01-01 (days counted from March, as above). */
+function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra -
+      Math.floor(dayOfEra / 1460) +
+      Math.floor(dayOfEra / 36_524) -
+      Math.floor(dayOfEra / 146_096)) /
+      365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
 /** 1..999 999 999 nanoseconds as Go writes a fraction: nine digits, trailing zeros dropped. */

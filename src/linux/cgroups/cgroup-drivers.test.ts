@@ -396,7 +396,7 @@ for (const api of ["v1", "v2"] as const) {
       const a = await driver.createContainer(await driver.createPod("p1", "Guaranteed"), "a");
       await driver.addProcess(a, 4242);
       kernel.immortal.add(4242);
-      await rejectsWith(driver.destroyNode({ timeoutMs: 30 }), "cgroup-not-empty", "4242", "node-a");
+      await rejectsWith(driver.destroyNode({ timeoutMs: 250 }), "cgroup-not-empty", "4242", "node-a");
       assert.ok(kernel.killed.length > 1, "kept killing until the deadline");
       kernel.immortal.delete(4242);
       await driver.destroyNode();
