@@ -191,7 +191,9 @@ describe("formatRfc3339Ms", () => {
   test("round-trips every microsecond time stamp parseRfc3339 returns", () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 253_402_300_799_999 }),
+        // The last millisecond of 9999 is left out: near 2.5e14 a double's spacing is 1/32 ms, so
+        // 253402300799999 + 0.985 rounds up into the year 10000, which RFC 3339 cannot write.
+        fc.integer({ min: 0, max: 253_402_300_799_998 }),
         fc.integer({ min: 0, max: 999 }),
         (ms, us) => {
           const text = formatRfc3339Ms(ms + us / 1000);
