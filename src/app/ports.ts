@@ -12,15 +12,22 @@ export interface StatsSample {
 }
 
 /**
- * What a read must bring fresh. `all`: every figure (housekeeping, after reclaim). `memory`: a
- * kernel memory notification woke the loop, and the decision it needs is a memory one: the node's
- * and each pod's memory and PIDs are read fresh, while disk figures (directory walks, the slow part
- * on a large node) and per-container memory may be the last ones read, each still stamped with the
- * time it was read at, as the kubelet's own cached stats are. The engine treats a figure whose time
- * has not moved as not updated; the containers of the pods it picks are read again through
- * {@link StatsPort.refreshPods} before their eviction messages are written.
+ * What a read must bring fresh. The node's own figures are always read fresh.
+ *
+ * - `all` (a decision that may evict, after reclaim): each pod's memory and PIDs fresh too, while
+ *   per-container memory and disk use may be reused for a refresh period the source chooses.
+ * - `node` (housekeeping): pod figures may be reused for that period as well. Only a ranking reads
+ *   them, so a decision made from such a read that would evict is made again from an `all` read.
+ * - `memory`: a kernel memory notification woke the loop, and the decision it needs is a memory
+ *   one: node and pod memory and PIDs fresh; disk figures (directory walks, the slow part on a
+ *   large node) and per-container memory may be the last ones read whatever their age.
+ *
+ * Every reused figure keeps the time it was read at, as the kubelet's own cached stats do; the
+ * engine treats a figure whose time has not moved as not updated. The containers of the pods the
+ * engine picks are read again through {@link StatsPort.refreshPods} before their eviction
+ * messages are written.
  */
-export type StatsScope = "all" | "memory";
+export type StatsScope = "all" | "node" | "memory";
 
 export interface StatsPort {
   /** Reads stats from the system (fresh as `scope` asks, default `all`); rejects when they cannot be read. */

@@ -34,7 +34,7 @@ export interface ManifestSourceOptions {
   readonly listener: ManifestListener;
   /** Quiet time after the last file event before rescanning (default 150 ms): editors write in bursts. */
   readonly debounceMs?: number;
-  /** Full rescan period, whatever the watcher says (default 5 s; 0 disables). */
+  /** Full rescan period, whatever the watcher says (default 20 s, the kubelet's file-check frequency; 0 disables). */
   readonly rescanIntervalMs?: number;
   readonly logger?: LoggerPort;
 }
@@ -168,7 +168,7 @@ export class ManifestSource {
     this.#dir = options.dir;
     this.#listener = options.listener;
     this.#debounceMs = options.debounceMs ?? 150;
-    this.#rescanIntervalMs = options.rescanIntervalMs ?? 5000;
+    this.#rescanIntervalMs = options.rescanIntervalMs ?? 20_000;
     this.#logger = options.logger;
   }
 

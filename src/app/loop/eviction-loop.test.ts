@@ -12,6 +12,7 @@ import type {
   KillResult,
   PodsPort,
   StatsPort,
+  StatsScope,
   Wake,
   WakePort,
 } from "../ports.js";
@@ -284,7 +285,87 @@ describe("EvictionLoop", () => {
     assert.ok(clock.now() - start <= 150);
   });
 
-  describe("a memory wake's carried-over container figures", () => {
+  describe("housekeeping reads with carried-over pod figures", () => {
+    /** `node` reads show the pods as they were (a largest); `all` reads show them now (d largest). */
+    class StaleRankingNode extends FakeNode {
+      scopes: string[] = [];
+      override collect(scope: StatsScope = "all"): Promise<{ raw: unknown; summary: NodeSummary }> {
+        this.scopes.push(scope);
+        return super.collect().then(({ raw, summary }) => {
+          const order = scope === "node" ? ["a", "b", "c", "d"] : ["d", "c", "b", "a"];
+          return {
+            raw,
+            summary: {
+              ...summary,
+              pods: summary.pods.map((p) => ({
+                ...p,
+                memory: { workingSetBytes: 300n * Mi - BigInt(order.indexOf(p.podRef.name)) * Mi },
+              })),
+            },
+          };
+        });
+      }
+    }
+    const fourPods = (): Pod[] =>
+      decodePodList(
+        ["a", "b", "c", "d"].map((name) => ({ metadata: { name }, spec: { containers: [{ name: "c" }] } })),
+        "pods",
+        new IssueList(),
+      );
+    const loopOn = (node: FakeNode, clock: ManualClock) =>
+      new EvictionLoop({
+        config: config(),
+        layout: "single",
+        housekeepingIntervalMs: 10_000,
+        stats: node,
+        pods: node,
+        wake: noWake,
+        clock,
+        log: quiet,
+      });
+
+    test("a decision that would evict is made again from fresh pod figures, and only that one acts", async () => {
+      const clock = new ManualClock();
+      const node = new StaleRankingNode(fourPods(), clock); // 1200Mi of 1Gi: pressure
+      const step = await loopOn(node, clock).runOnce({
+        reason: "timer",
+        at: clock.now(),
+        notification: false,
+      });
+      assert.deepEqual(node.scopes, ["node", "all"]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/d"],
+      );
+      assert.equal(step.evictions.length, 1);
+      assert.equal(step.report.evictions[0]?.pod.key, "default/d");
+    });
+
+    test("a decision that evicts nothing reads the pods no more", async () => {
+      const clock = new ManualClock();
+      const node = new StaleRankingNode(pods(), clock); // 900Mi of 1Gi: no pressure
+      const step = await loopOn(node, clock).runOnce({
+        reason: "timer",
+        at: clock.now(),
+        notification: false,
+      });
+      assert.deepEqual(node.scopes, ["node"]);
+      assert.equal(step.evictions.length, 0);
+    });
+
+    test("a memory wake reads everything it ranks by at once", async () => {
+      const clock = new ManualClock();
+      const node = new StaleRankingNode(fourPods(), clock);
+      await loopOn(node, clock).runOnce({ reason: "memcg", at: clock.now(), notification: true });
+      assert.deepEqual(node.scopes, ["memory"]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/d"],
+      );
+    });
+  });
+
+  describe("carried-over container figures", () => {
     /** Memory reads leave containers out; `refreshPods` reads the named pods' containers (400Mi each). */
     class CarryingNode extends FakeNode {
       refreshed: string[][] = [];
@@ -362,13 +443,17 @@ describe("EvictionLoop", () => {
       assert.equal(step.evictions[0]?.eviction.pod.key, node.killed[0]?.pod);
     });
 
-    test("a housekeeping read is complete: nothing is read again", async () => {
+    test("a housekeeping read may carry container figures too: its pick is read again the same way", async () => {
       const clock = new ManualClock();
       const node = new CarryingNode(requestingPods(), clock);
-      await loopOn(node, clock).runOnce({ reason: "timer", at: clock.now(), notification: false });
+      const step = await loopOn(node, clock).runOnce({
+        reason: "timer",
+        at: clock.now(),
+        notification: false,
+      });
       assert.equal(node.killed.length, 1);
-      assert.deepEqual(node.refreshed, []);
-      assert.deepEqual(node.restated, []);
+      assert.deepEqual(node.refreshed, [[step.evictions[0]?.eviction.pod.uid]]);
+      assert.match(node.restated[0]?.status.message ?? "", /Container c was using 400Mi, request is 1Mi/);
     });
 
     test("if the fresher read picks another pod, the first decision stands and is reported as such", async () => {

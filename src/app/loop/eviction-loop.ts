@@ -94,7 +94,7 @@ export class EvictionLoop {
     const { stats, pods, clock, log, config } = this.o;
     const now = clock.now();
     const before = this.state;
-    const scope: StatsScope = wake.notification ? "memory" : "all";
+    const scope: StatsScope = wake.notification ? "memory" : "node";
     const t0 = clock.elapsed?.();
     let sample: StatsSample | undefined;
     try {
@@ -104,12 +104,28 @@ export class EvictionLoop {
     }
     const t1 = clock.elapsed?.();
     const activePods = pods.activePods();
-    const result = synchronize(config, this.state, {
+    let result = synchronize(config, this.state, {
       now,
       summary: sample?.summary,
       activePods,
       layout: this.o.layout,
     });
+    if (scope === "node" && result.kind === "done" && result.report.evictions.length > 0) {
+      // The pick was made from pod figures up to a refresh period old: the pods are read now and
+      // the engine decides again from the same prior state (pure: the first answer is dropped).
+      sample = undefined;
+      try {
+        sample = await stats.collect("all");
+      } catch (e) {
+        log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
+      }
+      result = synchronize(config, before, {
+        now,
+        summary: sample?.summary,
+        activePods,
+        layout: this.o.layout,
+      });
+    }
     let report: SyncReport;
     let afterReclaim: StatsSample | undefined;
     if (result.kind === "reclaim") {
@@ -143,8 +159,11 @@ export class EvictionLoop {
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
     const t3 = clock.elapsed?.();
+    // After reclaim the engine decided from a second read; that path is not decided twice.
     const refined =
-      scope === "memory" ? await this.refine(sample, before, activePods, now, report, evictions) : undefined;
+      result.kind === "done"
+        ? await this.refine(sample, before, activePods, now, report, evictions)
+        : undefined;
     if (refined !== undefined) {
       sample = refined.sample;
       this.state = refined.state;
@@ -174,8 +193,8 @@ export class EvictionLoop {
   }
 
   /**
-   * A memory wake's read carries container figures over (see `StatsScope`): the pods' own figures,
-   * which the ranking uses, are fresh, so the pods picked are the right ones, and SIGTERM has gone.
+   * A read may carry container figures over (see `StatsScope`): the pods' own figures, which the
+   * ranking uses, are fresh, so the pods picked are the right ones, and SIGTERM has gone.
    * Their eviction messages name containers by usage, so the picked pods' containers are read now
    * and the engine decides again from the same prior state (pure: the first answer is dropped). The
    * same pods come out, with messages from fresh figures, which replace the statuses the kills will

@@ -100,7 +100,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const decoded = summaryStatsPort({
     read: async (scope) => {
       lastTargets = await runtime.statsTargets();
-      return collector.collect(lastTargets, { memoryOnly: scope === "memory" });
+      return collector.collect(lastTargets, { memoryOnly: scope === "memory", reusePods: scope === "node" });
     },
     refreshPods: (raw, uids) =>
       Promise.resolve(collector.refreshContainers(raw as RawSummaryJson, lastTargets, uids)),

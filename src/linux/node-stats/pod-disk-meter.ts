@@ -51,7 +51,7 @@ export function isEphemeralVolume(v: ActiveVolumeInfo): boolean {
 
 /**
  * Measures pods' directories, reusing a walk for `ttlMs` (disk use moves slower than memory and a
- * walk costs I/O). Directories are walked du-style (see `measureDirectory`); a Memory-medium
+ * walk costs I/O). A pod never measured is walked on its first request, whatever the TTL. Directories are walked du-style (see `measureDirectory`); a Memory-medium
  * emptyDir that the pod runtime mounted as a tmpfs reports its tmpfs's statfs instead, which is
  * exact and free (the walk, staying on one filesystem, would not enter it anyway).
  *
@@ -116,6 +116,16 @@ export class PodDiskMeter {
       if (isEphemeralVolume(v)) add(usage);
     });
     return { rootfs: rootfsOut, logs: logsOut, volumes: volumesOut, ephemeral: sum };
+  }
+
+  /** How long a walk is reused from now on (each walk keeps the time it was made at). */
+  set ttlMs(ms: number) {
+    this.#dirs.ttlMs = ms;
+    this.#logs.ttlMs = ms;
+  }
+
+  get ttlMs(): number {
+    return this.#dirs.ttlMs;
   }
 
   /** Forgets directories nobody asked about for a while (pods that went away). */

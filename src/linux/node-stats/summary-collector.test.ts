@@ -376,6 +376,62 @@ for (const api of ["v1", "v2"] as const)
       await fill(log, 4 * 1024);
     });
 
+    test("on a larger node container memory and walks are reused for pods × refreshPerPodMs; pod memory too on housekeeping reads", async () => {
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        diskTtlMs: 1000,
+        refreshPerPodMs: 3000, // one pod: a 3 s period, as 30 pods at the default 100 ms
+      });
+      assert.equal(collector.refreshPeriodMs(1), 3000);
+      assert.equal(collector.refreshPeriodMs(0), 1000);
+      assert.equal(new LinuxSummaryCollector({ node: spec() }).refreshPeriodMs(110), 11_000);
+      const app = `${POD.path}/app`;
+      try {
+        const first = (await collector.collect([pod])).pods[0];
+        await collector.diskMeasured();
+        await cgroups.setMemory(app, 90n * MiB, 0n);
+        await cgroups.setMemory(POD.path, 190n * MiB, 0n);
+        clock.advanceMs(2000); // past diskTtlMs, within the period
+        const within = (await collector.collect([pod])).pods[0];
+        await collector.diskMeasured();
+        assert.equal(within?.memory?.workingSetBytes, Number(190n * MiB));
+        assert.equal(within?.memory?.time, "2026-06-26T10:14:37Z");
+        assert.deepEqual(within?.containers[0]?.memory, first?.containers[0]?.memory);
+        assert.equal(within?.containers[0]?.memory?.time, "2026-06-26T10:14:35Z");
+        assert.equal(within?.containers[0]?.rootfs?.time, "2026-06-26T10:14:35Z");
+        // A housekeeping read reuses the pods' own figures too, with their times; the node's are fresh.
+        await cgroups.setMemory(POD.path, 180n * MiB, 0n);
+        clock.advanceMs(100);
+        const housekeeping = await collector.collect([pod], { reusePods: true });
+        assert.equal(housekeeping.pods[0]?.memory?.workingSetBytes, Number(190n * MiB));
+        assert.equal(housekeeping.pods[0]?.memory?.time, "2026-06-26T10:14:37Z");
+        assert.equal(
+          housekeeping.pods[0]?.process_stats?.process_count,
+          within?.process_stats?.process_count,
+        );
+        assert.equal(housekeeping.node.memory.time, "2026-06-26T10:14:37.1Z");
+        const fresh = (await collector.collect([pod])).pods[0];
+        assert.equal(fresh?.memory?.workingSetBytes, Number(180n * MiB));
+        assert.equal(fresh?.memory?.time, "2026-06-26T10:14:37.1Z");
+        await collector.diskMeasured(); // the filesystems those reads measured in the background
+        clock.advanceMs(1400); // 3.5 s after the first read: past the period
+        const after = (await collector.collect([pod], { reusePods: true })).pods[0];
+        assert.equal(after?.containers[0]?.memory?.workingSetBytes, Number(90n * MiB));
+        assert.equal(after?.containers[0]?.memory?.time, "2026-06-26T10:14:38.5Z");
+        await collector.diskMeasured(); // the walk that read started ends with new times
+        const walked = (await collector.collect([pod])).pods[0];
+        assert.equal(walked?.containers[0]?.rootfs?.time, "2026-06-26T10:14:38.5Z");
+        decode(await collector.collect([pod]));
+      } finally {
+        await cgroups.setMemory(app, 250n * MiB, 10n * MiB, 512n * MiB);
+        await cgroups.setMemory(POD.path, 300n * MiB, 20n * MiB);
+        collector.close();
+      }
+    });
+
     test("pids capacity without a pids controller counts the pods' processes", async () => {
       const noPids = await fakeCgroups(api, false);
       noPids.procsOf.set(POD.path, 5); // procs() lists 5 processes

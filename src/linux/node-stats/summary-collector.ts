@@ -50,8 +50,17 @@ export interface LinuxSummaryCollectorOptions {
   readonly cgroups?: { readonly driver: CgroupStatsReader; readonly node: NodeCgroups };
   /** Where procfs is mounted (default `/proc`; tests point it at a fixture tree). */
   readonly procRoot?: string;
-  /** How long a directory measurement is reused (default 1000 ms). Memory and PIDs are read fresh every time. */
+  /**
+   * The shortest time a directory walk or a container's memory figures are reused for (default
+   * 1000 ms). Node and pod memory and PIDs are read fresh every time.
+   */
   readonly diskTtlMs?: number;
+  /**
+   * How much longer, per pod, that reuse lasts on a larger node (default 100 ms): figures the
+   * ranking does not use are refreshed every max(diskTtlMs, pods × this), so their cost per second
+   * stays the same at 5 pods and at 110 (1 s and 11 s).
+   */
+  readonly refreshPerPodMs?: number;
   /** Entries one directory walk may visit before it stops (default 200 000). */
   readonly maxWalkEntries?: number;
   /** Base page size for statm; read from `<procRoot>/self/smaps` when absent. */
@@ -69,6 +78,8 @@ interface LastDisk {
   readonly disks: readonly (PodDisk | undefined)[];
   readonly fsTime: string;
   readonly byPod: ReadonlyMap<string, PodDisk>;
+  /** When the pods' directories were last walked (epoch ns); the filesystems are read on every measurement. */
+  readonly walkedAtNs: bigint;
 }
 
 /** How fresh one collection must be. */
@@ -81,6 +92,12 @@ export interface CollectOptions {
    * only the pods it picks need their containers' figures, see {@link refreshContainers}).
    */
   readonly memoryOnly?: boolean;
+  /**
+   * A housekeeping read: the node's own figures fresh, and each pod's memory and PIDs reused for
+   * the refresh period like its containers' (each stamped with the time it was read at). Nothing
+   * but a ranking needs pod figures, so a caller whose decision would evict reads again without it.
+   */
+  readonly reusePods?: boolean;
 }
 
 /** A pod's memory and process figures (from cgroups or /proc). */
@@ -141,8 +158,39 @@ export class LinuxSummaryCollector {
   /** The disk measurement under way in the background, if any. */
   #measuring: Promise<LastDisk> | undefined;
   #pageSize: number | undefined;
-  /** Each container cgroup's last memory figures (with their read time), reused by memory wakes. */
-  readonly #containerMemory = new WeakMap<CgroupRef, MemoryJson>();
+  /** Each pod cgroup's last memory and PID figures and when they were read (epoch ns). */
+  readonly #podFigures = new WeakMap<
+    CgroupRef,
+    {
+      readonly memory: MemoryJson | undefined;
+      readonly count: number | undefined;
+      readonly workingSetBytes: bigint;
+      readonly atNs: bigint;
+    }
+  >();
+  /** Each container cgroup's last memory figures and when they were read (epoch ns). */
+  readonly #containerMemory = new WeakMap<
+    CgroupRef,
+    { readonly figures: MemoryJson; readonly atNs: bigint }
+  >();
+  readonly #minRefreshMs: number;
+  /**
+   * Disk figures are reused for a refresh period, so their few distinct times are formatted once,
+   * not for every pod on every read. Emptied when it grows past a node's worth.
+   */
+  readonly #stamps = new Map<bigint, string>();
+  readonly #stamp = (atNs: bigint): string => {
+    let text = this.#stamps.get(atNs);
+    if (text === undefined) {
+      if (this.#stamps.size >= 4096) this.#stamps.clear();
+      text = formatRfc3339Nano(atNs);
+      this.#stamps.set(atNs, text);
+    }
+    return text;
+  };
+  /** When the kept-open descriptors were last swept. */
+  #sweptAtNs = 0n;
+  readonly #refreshPerPodMs: number;
 
   constructor(options: LinuxSummaryCollectorOptions) {
     this.#node = options.node;
@@ -153,15 +201,18 @@ export class LinuxSummaryCollector {
     this.#procRoot = options.procRoot ?? "/proc";
     this.#clock = options.clock ?? new NanoClock();
     this.#pageSize = options.pageSize;
-    this.#disk = new PodDiskMeter(options.diskTtlMs ?? 1000, this.#clock, options.maxWalkEntries ?? 200_000);
+    this.#minRefreshMs = options.diskTtlMs ?? 1000;
+    this.#refreshPerPodMs = options.refreshPerPodMs ?? 100;
+    this.#disk = new PodDiskMeter(this.#minRefreshMs, this.#clock, options.maxWalkEntries ?? 200_000);
     this.#startTime = formatRfc3339Ms(options.startTime ?? Number(this.#clock.nowNs() / 1_000_000n));
   }
 
   /**
-   * One Summary API object for the node and `pods`, in the order given. With `memoryOnly`, a pod's
-   * disk figures are the last ones measured whatever their age, each stamped with the time it was
-   * measured at (a pod measured never yet has none, as a pod the kubelet's stats have not caught up
-   * with); memory and PIDs are always fresh.
+   * One Summary API object for the node and `pods`, in the order given. The node's and every pod's
+   * memory and PIDs are always fresh. Container memory and disk figures are reused for the refresh
+   * period (see {@link refreshPeriodMs}), or whatever their age with `memoryOnly`, each stamped with
+   * the time it was measured at (a pod measured never yet has no disk figures on a memory wake, as
+   * a pod the kubelet's stats have not caught up with).
    */
   async collect(pods: readonly ActivePodInfo[], options: CollectOptions = {}): Promise<RawSummaryJson> {
     // Memory and PIDs first, all within a few milliseconds of each other.
@@ -169,17 +220,26 @@ export class LinuxSummaryCollector {
     const memoryOnly = options.memoryOnly === true;
     this.#limits.reuse = memoryOnly;
     if (!this.#limits.reuse) this.#limits.byDir.clear();
+    const refreshMs = this.refreshPeriodMs(pods.length);
+    this.#disk.ttlMs = refreshMs;
+    // Container figures read after this are reused; memory wakes reuse any.
+    const reuseAfterNs = memoryOnly ? -1n : this.#clock.nowNs() - BigInt(refreshMs) * 1_000_000n;
     const withoutCgroup = pods.some((p) => cgroups === undefined || p.cgroup === undefined);
     const table = withoutCgroup ? ProcessTable.read(this.#procRoot) : undefined;
-    const lives = await Promise.all(pods.map((pod) => this.#podLive(pod, table, memoryOnly)));
+    const reusePods = options.reusePods === true && !memoryOnly;
+    const lives = await Promise.all(pods.map((pod) => this.#podLive(pod, table, reuseAfterNs, reusePods)));
     const nodeMemory = this.#nodeMemory();
     const podsMemory = this.#podsMemory(lives);
     const rlimit = this.#rlimit(lives);
 
-    const { nodeFs, imageFs, disks, fsTime } = await this.#diskFor(pods, memoryOnly);
-    // Only a full read touches every file a pod has (its limits): sweeping after a memory wake
-    // would close descriptors the next full read opens again.
-    if (!memoryOnly) this.#files.sweep();
+    const { nodeFs, imageFs, disks, fsTime } = await this.#diskFor(pods, memoryOnly, refreshMs);
+    // Only full reads touch every file a pod has (its limits, and its containers' files once per
+    // refresh period): descriptors unread for two periods belong to cgroups that are gone.
+    const nowNs = this.#clock.nowNs();
+    if (!memoryOnly && nowNs - this.#sweptAtNs >= 2n * BigInt(refreshMs) * 1_000_000n) {
+      this.#files.sweep();
+      this.#sweptAtNs = nowNs;
+    }
     const fs = fsJson(nodeFs, fsTime, nodeFs.usedBytes, nodeFs.inodesUsed);
     const image =
       imageFs === undefined ? { ...fs } : fsJson(imageFs, fsTime, imageFs.usedBytes, imageFs.inodesUsed);
@@ -193,12 +253,23 @@ export class LinuxSummaryCollector {
         runtime: { imageFs: image, containerFs: { ...fs } },
         rlimit,
       },
-      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i], nodeFs)),
+      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i], nodeFs, this.#stamp)),
     };
   }
 
   /**
-   * `raw` (a memory wake's read of `pods`) with the containers of the pods named by `uids` read
+   * How long container memory figures and directory walks are reused on a node of `pods` pods:
+   * max(diskTtlMs, pods × refreshPerPodMs). The engine ranks memory by the pods' own figures,
+   * always fresh; container figures only word an eviction message (and the picked pods' are read
+   * again, {@link refreshContainers}); disk use moves slowly and the kubelet's own refreshes every
+   * 60 s (cAdvisor's fs handler, the volume stats' calcPeriod).
+   */
+  refreshPeriodMs(pods: number): number {
+    return Math.max(this.#minRefreshMs, pods * this.#refreshPerPodMs);
+  }
+
+  /**
+   * `raw` (a read of `pods` that reused container figures) with the containers of the pods named by `uids` read
    * fresh: what the engine needs of the pods it picked (its eviction message names the containers
    * using more than they requested). The other pods are left as they were.
    */
@@ -230,15 +301,16 @@ export class LinuxSummaryCollector {
     };
   }
 
-  /** One container cgroup's memory, read now and remembered for the memory wakes that follow. */
+  /** One container cgroup's memory, read now and remembered for the reads that follow. */
   #readContainerMemory(driver: CgroupStatsReader, cgroup: CgroupRef): MemoryJson | undefined {
     const r = tolerate(() => readWorkingSet(driver, cgroup, this.#read, this.#limits));
     if (r === undefined) {
       this.#containerMemory.delete(cgroup);
       return undefined;
     }
-    const figures = cgroupMemoryJson(r, this.#time());
-    this.#containerMemory.set(cgroup, figures);
+    const atNs = this.#clock.nowNs();
+    const figures = cgroupMemoryJson(r, formatRfc3339Nano(atNs));
+    this.#containerMemory.set(cgroup, { figures, atNs });
     return figures;
   }
 
@@ -250,27 +322,55 @@ export class LinuxSummaryCollector {
    * loop's reads then cost the same on a 110-pod node as on a 5-pod one, and a memory wake never
    * queues behind a housekeeping read's walks.
    */
-  async #diskFor(pods: readonly ActivePodInfo[], memoryOnly: boolean): Promise<LastDisk> {
+  async #diskFor(pods: readonly ActivePodInfo[], memoryOnly: boolean, refreshMs: number): Promise<LastDisk> {
     const last = this.#lastDisk;
-    if (last === undefined) return this.#measuring ?? this.#measureDisk(pods);
+    if (last === undefined) return this.#measuring ?? this.#measureDisk(pods, undefined);
     if (!memoryOnly && this.#measuring === undefined) {
-      this.#measuring = this.#measureDisk(pods).finally(() => (this.#measuring = undefined));
+      // The filesystems every time; the pods' directories once per refresh period, or for a new pod.
+      const periodDue = this.#clock.nowNs() - last.walkedAtNs >= BigInt(refreshMs) * 1_000_000n;
+      const newPod = pods.some((pod) => !last.byPod.has(pod.uid));
+      // A new pod alone is walked without renewing the others' period (the meter reuses their walks).
+      const walk = periodDue ? "all" : newPod ? last.walkedAtNs : undefined;
+      this.#measuring = this.#measureDisk(pods, walk === undefined ? last : undefined, walk).finally(
+        () => (this.#measuring = undefined),
+      );
       // A failed walk is reported by the next read that has to wait for one; never unhandled.
       this.#measuring.catch(() => undefined);
     }
     return this.#reuseDisk(last, pods);
   }
 
-  /** Filesystems and every pod's disk use, measured now (directory walks within the meter's TTL reused). */
-  async #measureDisk(pods: readonly ActivePodInfo[]): Promise<LastDisk> {
+  /**
+   * The filesystems measured now, and every pod's disk use: walked (walks within the meter's TTL
+   * reused) or, given `walked`, the use that measurement found, with its times.
+   */
+  async #measureDisk(
+    pods: readonly ActivePodInfo[],
+    walked: LastDisk | undefined,
+    period: "all" | bigint = "all",
+  ): Promise<LastDisk> {
     const [nodeFs, imageFs, disks] = await Promise.all([
       statFilesystem(this.#node.stateDir),
       this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
-      Promise.all(pods.map((pod) => this.#disk.measure(pod))),
+      walked === undefined ? Promise.all(pods.map((pod) => this.#disk.measure(pod))) : undefined,
     ]);
+    const fsTime = this.#time();
+    if (walked !== undefined || disks === undefined) {
+      const byPod = walked?.byPod ?? new Map<string, PodDisk>();
+      this.#lastDisk = {
+        nodeFs,
+        imageFs,
+        disks: pods.map((pod) => byPod.get(pod.uid)),
+        fsTime,
+        byPod,
+        walkedAtNs: walked?.walkedAtNs ?? 0n,
+      };
+      return this.#lastDisk;
+    }
     this.#disk.sweep();
     const byPod = new Map(pods.map((pod, i) => [pod.uid, disks[i] as PodDisk]));
-    this.#lastDisk = { nodeFs, imageFs, disks, fsTime: this.#time(), byPod };
+    const walkedAtNs = period === "all" ? this.#clock.nowNs() : period;
+    this.#lastDisk = { nodeFs, imageFs, disks, fsTime, byPod, walkedAtNs };
     return this.#lastDisk;
   }
 
@@ -357,10 +457,15 @@ export class LinuxSummaryCollector {
   // ---------------------------------------------------------------------------------------------
   // Pods: memory and processes
 
-  async #podLive(pod: ActivePodInfo, table: ProcessTable | undefined, memoryOnly: boolean): Promise<PodLive> {
+  async #podLive(
+    pod: ActivePodInfo,
+    table: ProcessTable | undefined,
+    reuseAfterNs: bigint,
+    reusePods: boolean,
+  ): Promise<PodLive> {
     const cgroups = this.#cgroups;
     if (cgroups !== undefined && pod.cgroup !== undefined)
-      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, memoryOnly);
+      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, reuseAfterNs, reusePods);
     // Without cgroups: the pod is its containers' process trees.
     const procs = table ?? ProcessTable.read(this.#procRoot);
     const pageSize = this.#detectPageSize();
@@ -386,26 +491,44 @@ export class LinuxSummaryCollector {
     pod: ActivePodInfo,
     podCgroup: CgroupRef,
     driver: CgroupStatsReader,
-    memoryOnly: boolean,
+    reuseAfterNs: bigint,
+    reusePods: boolean,
   ): Promise<PodLive> {
-    const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read, this.#limits));
     const containers = new Map<string, MemoryJson>();
     for (const c of pod.containers) {
       const cgroup = c.cgroup;
       if (cgroup === undefined) continue;
-      const known = memoryOnly ? this.#containerMemory.get(cgroup) : undefined;
-      const figures = known ?? this.#readContainerMemory(driver, cgroup);
+      const known = this.#containerMemory.get(cgroup);
+      const figures =
+        known !== undefined && known.atNs > reuseAfterNs
+          ? known.figures
+          : this.#readContainerMemory(driver, cgroup);
       if (figures !== undefined) containers.set(c.name, figures);
     }
+    const known = reusePods ? this.#podFigures.get(podCgroup) : undefined;
+    if (known !== undefined && known.atNs > reuseAfterNs) {
+      return {
+        memory: known.memory,
+        containers,
+        processCount: known.count === undefined ? undefined : BigInt(known.count),
+        workingSetBytes: known.workingSetBytes,
+      };
+    }
+    const atNs = this.#clock.nowNs();
+    const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read, this.#limits));
     // Without a pids controller, the processes listed in the subtree (cgroup.procs) stand in.
     const count = driver.hasPids
       ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
       : (await tolerateAsync(() => driver.procs(podCgroup, { recursive: true })))?.length;
+    const memoryFigures =
+      memory === undefined ? undefined : cgroupMemoryJson(memory, formatRfc3339Nano(atNs));
+    const workingSetBytes = memory?.workingSetBytes ?? 0n;
+    this.#podFigures.set(podCgroup, { memory: memoryFigures, count, workingSetBytes, atNs });
     return {
-      memory: memory === undefined ? undefined : cgroupMemoryJson(memory, this.#time()),
+      memory: memoryFigures,
       containers,
       processCount: count === undefined ? undefined : BigInt(count),
-      workingSetBytes: memory?.workingSetBytes ?? 0n,
+      workingSetBytes,
     };
   }
 
@@ -464,8 +587,9 @@ function podJson(
   live: PodLive,
   disk: PodDisk | undefined,
   nodeFs: FilesystemStats,
+  stamp: (atNs: bigint) => string,
 ): PodJson {
-  const ns = (atNs: bigint): string => formatRfc3339Nano(atNs);
+  const ns = stamp;
   const containers = pod.containers.map((c): ContainerJson => {
     const out: ContainerJson = { name: c.name };
     if (c.startTime !== undefined) out.startTime = formatRfc3339Ms(c.startTime);

@@ -26,7 +26,8 @@ interface Entry<T> {
  * by {@link sweep}, so pods that went away do not pin memory.
  */
 export class UsageCache<T> {
-  readonly ttlMs: number;
+  /** How long a reading is served again; the owner may change it (a larger node refreshes less often). */
+  ttlMs: number;
   readonly #clock: NsClock;
   readonly #entries = new Map<string, Entry<T>>();
 

@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AdapterError, errnoCode } from "../../errors.js";
+import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
 import type { WakeErrorListener, WakeListener, WakeSource } from "./wake-source.js";
 
 export interface WorkingSetPollerOptions {
@@ -27,11 +28,12 @@ export interface WorkingSetPollerOptions {
   readonly slowMs?: number;
 }
 
+const INACTIVE_FILE = { v1: /^total_inactive_file (\d+)$/m, v2: /^inactive_file (\d+)$/m } as const;
+
 /** usage − inactive_file from the two files' text; undefined when either does not parse. */
 export function workingSetFrom(usageText: string, statText: string, api: "v1" | "v2"): bigint | undefined {
   const usage = /^\s*(\d+)\s*$/.exec(usageText)?.[1];
-  const key = api === "v1" ? "total_inactive_file" : "inactive_file";
-  const inactive = new RegExp(`^${key} (\\d+)$`, "m").exec(statText)?.[1];
+  const inactive = INACTIVE_FILE[api].exec(statText)?.[1];
   if (usage === undefined || inactive === undefined) return undefined;
   const ws = BigInt(usage) - BigInt(inactive);
   return ws < 0n ? 0n : ws;
@@ -47,6 +49,8 @@ export class WorkingSetPoller implements WakeSource {
   #above = false;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** Two descriptors kept open: one pread each per tick instead of open, fstat, read and close. */
+  readonly #files = new KernelFileReader();
 
   constructor(options: WorkingSetPollerOptions) {
     this.#o = options;
@@ -71,11 +75,7 @@ export class WorkingSetPoller implements WakeSource {
   /** The working set now, or undefined when the files cannot be read. */
   read(): bigint | undefined {
     try {
-      return workingSetFrom(
-        fs.readFileSync(this.#usageFile, "utf8"),
-        fs.readFileSync(this.#statFile, "utf8"),
-        this.#o.api,
-      );
+      return workingSetFrom(this.#files.read(this.#usageFile), this.#files.read(this.#statFile), this.#o.api);
     } catch {
       return undefined;
     }
@@ -124,6 +124,7 @@ export class WorkingSetPoller implements WakeSource {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#above = false;
+    this.#files.close();
     return Promise.resolve();
   }
 }
