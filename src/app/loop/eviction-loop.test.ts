@@ -116,6 +116,31 @@ function pods(): Pod[] {
   );
 }
 
+/** Four pods a–d, each container requesting 1Mi. */
+function requestingPods(): Pod[] {
+  return decodePodList(
+    ["a", "b", "c", "d"].map((name) => ({
+      metadata: { name },
+      spec: { containers: [{ name: "c", resources: { requests: { memory: "1Mi" } } }] },
+    })),
+    "pods",
+    new IssueList(),
+  );
+}
+
+/** A loop on `node` at a 10 s housekeeping interval; warnings are collected in `warnings`. */
+const loopOn = (node: FakeNode, clock: ManualClock, warnings: string[] = []) =>
+  new EvictionLoop({
+    config: config(),
+    layout: "single",
+    housekeepingIntervalMs: 10_000,
+    stats: node,
+    pods: node,
+    wake: noWake,
+    clock,
+    log: { ...quiet, warn: (_f: object, msg: string) => void warnings.push(msg) },
+  });
+
 describe("EvictionLoop", () => {
   test("evicts one pod, waits for its memory to be freed, and then stops: never more pods than needed", async () => {
     const clock = new ManualClock();
@@ -306,27 +331,9 @@ describe("EvictionLoop", () => {
         });
       }
     }
-    const fourPods = (): Pod[] =>
-      decodePodList(
-        ["a", "b", "c", "d"].map((name) => ({ metadata: { name }, spec: { containers: [{ name: "c" }] } })),
-        "pods",
-        new IssueList(),
-      );
-    const loopOn = (node: FakeNode, clock: ManualClock) =>
-      new EvictionLoop({
-        config: config(),
-        layout: "single",
-        housekeepingIntervalMs: 10_000,
-        stats: node,
-        pods: node,
-        wake: noWake,
-        clock,
-        log: quiet,
-      });
-
     test("a decision that would evict is made again from fresh pod figures, and only that one acts", async () => {
       const clock = new ManualClock();
-      const node = new StaleRankingNode(fourPods(), clock); // 1200Mi of 1Gi: pressure
+      const node = new StaleRankingNode(requestingPods(), clock); // 1200Mi of 1Gi: pressure
       const step = await loopOn(node, clock).runOnce({
         reason: "timer",
         at: clock.now(),
@@ -355,7 +362,7 @@ describe("EvictionLoop", () => {
 
     test("a memory wake reads everything it ranks by at once", async () => {
       const clock = new ManualClock();
-      const node = new StaleRankingNode(fourPods(), clock);
+      const node = new StaleRankingNode(requestingPods(), clock);
       await loopOn(node, clock).runOnce({ reason: "memcg", at: clock.now(), notification: true });
       assert.deepEqual(node.scopes, ["memory"]);
       assert.deepEqual(
@@ -397,29 +404,6 @@ describe("EvictionLoop", () => {
         this.restated.push({ pod: pod.key, status });
       }
     }
-
-    function requestingPods(): Pod[] {
-      return decodePodList(
-        ["a", "b", "c", "d"].map((name) => ({
-          metadata: { name },
-          spec: { containers: [{ name: "c", resources: { requests: { memory: "1Mi" } } }] },
-        })),
-        "pods",
-        new IssueList(),
-      );
-    }
-
-    const loopOn = (node: CarryingNode, clock: ManualClock, warnings: string[] = []) =>
-      new EvictionLoop({
-        config: config(),
-        layout: "single",
-        housekeepingIntervalMs: 10_000,
-        stats: node,
-        pods: node,
-        wake: noWake,
-        clock,
-        log: { ...quiet, warn: (_f: object, msg: string) => void warnings.push(msg) },
-      });
 
     test("after SIGTERM, the picked pod's containers are read again and its status and record carry the fresh message", async () => {
       const clock = new ManualClock();

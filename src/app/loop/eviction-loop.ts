@@ -6,8 +6,14 @@
  * to evict another one. Every decision goes out as data through `onStep`.
  */
 import { effectiveGracePeriod, INITIAL_STATE, synchronize } from "../../core/engine/index.js";
-import type { EngineState, Eviction, ReclaimFunction, SyncReport } from "../../core/engine/types.js";
-import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
+import type {
+  EngineState,
+  Eviction,
+  ReclaimFunction,
+  SyncReport,
+  SyncResult,
+} from "../../core/engine/types.js";
+import type { EvictionConfig, FilesystemLayout, NodeSummary } from "../../core/model.js";
 import type {
   ClockPort,
   FailedPodStatus,
@@ -104,12 +110,9 @@ export class EvictionLoop {
     }
     const t1 = clock.elapsed?.();
     const activePods = pods.activePods();
-    let result = synchronize(config, this.state, {
-      now,
-      summary: sample?.summary,
-      activePods,
-      layout: this.o.layout,
-    });
+    const decide = (summary: NodeSummary | undefined): SyncResult =>
+      synchronize(config, before, { now, summary, activePods, layout: this.o.layout });
+    let result = decide(sample?.summary);
     if (scope === "node" && result.kind === "done" && result.report.evictions.length > 0) {
       // The pick was made from pod figures up to a refresh period old: the pods are read now and
       // the engine decides again from the same prior state (pure: the first answer is dropped).
@@ -119,12 +122,7 @@ export class EvictionLoop {
       } catch (e) {
         log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
       }
-      result = synchronize(config, before, {
-        now,
-        summary: sample?.summary,
-        activePods,
-        layout: this.o.layout,
-      });
+      result = decide(sample?.summary);
     }
     let report: SyncReport;
     let afterReclaim: StatsSample | undefined;
@@ -160,10 +158,7 @@ export class EvictionLoop {
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
     const t3 = clock.elapsed?.();
     // After reclaim the engine decided from a second read; that path is not decided twice.
-    const refined =
-      result.kind === "done"
-        ? await this.refine(sample, before, activePods, now, report, evictions)
-        : undefined;
+    const refined = result.kind === "done" ? await this.refine(sample, report, evictions, decide) : undefined;
     if (refined !== undefined) {
       sample = refined.sample;
       this.state = refined.state;
@@ -202,13 +197,11 @@ export class EvictionLoop {
    */
   private async refine(
     sample: StatsSample | undefined,
-    before: EngineState,
-    activePods: readonly Pod[],
-    now: number,
     report: SyncReport,
     evictions: readonly EvictionOutcome[],
+    decideAgain: (summary: NodeSummary) => SyncResult,
   ): Promise<{ sample: StatsSample; state: EngineState; report: SyncReport } | undefined> {
-    const { stats, pods, config, log } = this.o;
+    const { stats, pods, log } = this.o;
     if (sample === undefined || !evictions.some((e) => e.kill !== undefined)) return undefined;
     if (stats.refreshPods === undefined || pods.restate === undefined) return undefined;
     let fresh: StatsSample;
@@ -221,12 +214,7 @@ export class EvictionLoop {
       log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");
       return undefined;
     }
-    const again = synchronize(config, before, {
-      now,
-      summary: fresh.summary,
-      activePods,
-      layout: this.o.layout,
-    });
+    const again = decideAgain(fresh.summary);
     const picked = report.evictions.map((e) => e.pod.uid).join(" ");
     if (again.kind !== "done" || again.report.evictions.map((e) => e.pod.uid).join(" ") !== picked) {
       log.warn({ picked }, "Eviction manager: a fresher read picks other pods; the first decision stands");

@@ -82,6 +82,13 @@ interface LastDisk {
   readonly walkedAtNs: bigint;
 }
 
+/**
+ * What one disk measurement does with the pods' directories: walk them (renewing the refresh
+ * period, or keeping `walkedAtNs` when only a new pod needs a walk), or report `from`'s use again.
+ */
+type DiskPlan =
+  { readonly walk: true; readonly walkedAtNs?: bigint } | { readonly walk: false; readonly from: LastDisk };
+
 /** How fresh one collection must be. */
 export interface CollectOptions {
   /**
@@ -324,53 +331,48 @@ export class LinuxSummaryCollector {
    */
   async #diskFor(pods: readonly ActivePodInfo[], memoryOnly: boolean, refreshMs: number): Promise<LastDisk> {
     const last = this.#lastDisk;
-    if (last === undefined) return this.#measuring ?? this.#measureDisk(pods, undefined);
+    if (last === undefined) return this.#measuring ?? this.#measureDisk(pods, { walk: true });
     if (!memoryOnly && this.#measuring === undefined) {
-      // The filesystems every time; the pods' directories once per refresh period, or for a new pod.
+      // The filesystems every time; the pods' directories once per refresh period, or for a new pod
+      // (alone: the meter reuses the others' walks, and their period is not renewed).
       const periodDue = this.#clock.nowNs() - last.walkedAtNs >= BigInt(refreshMs) * 1_000_000n;
-      const newPod = pods.some((pod) => !last.byPod.has(pod.uid));
-      // A new pod alone is walked without renewing the others' period (the meter reuses their walks).
-      const walk = periodDue ? "all" : newPod ? last.walkedAtNs : undefined;
-      this.#measuring = this.#measureDisk(pods, walk === undefined ? last : undefined, walk).finally(
-        () => (this.#measuring = undefined),
-      );
+      const plan: DiskPlan = periodDue
+        ? { walk: true }
+        : pods.some((pod) => !last.byPod.has(pod.uid))
+          ? { walk: true, walkedAtNs: last.walkedAtNs }
+          : { walk: false, from: last };
+      this.#measuring = this.#measureDisk(pods, plan).finally(() => (this.#measuring = undefined));
       // A failed walk is reported by the next read that has to wait for one; never unhandled.
       this.#measuring.catch(() => undefined);
     }
     return this.#reuseDisk(last, pods);
   }
 
-  /**
-   * The filesystems measured now, and every pod's disk use: walked (walks within the meter's TTL
-   * reused) or, given `walked`, the use that measurement found, with its times.
-   */
-  async #measureDisk(
-    pods: readonly ActivePodInfo[],
-    walked: LastDisk | undefined,
-    period: "all" | bigint = "all",
-  ): Promise<LastDisk> {
-    const [nodeFs, imageFs, disks] = await Promise.all([
+  /** The filesystems measured now, and every pod's disk use as `plan` says (walks within the meter's TTL reused). */
+  async #measureDisk(pods: readonly ActivePodInfo[], plan: DiskPlan): Promise<LastDisk> {
+    const [nodeFs, imageFs, walked] = await Promise.all([
       statFilesystem(this.#node.stateDir),
       this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
-      walked === undefined ? Promise.all(pods.map((pod) => this.#disk.measure(pod))) : undefined,
+      plan.walk ? Promise.all(pods.map((pod) => this.#disk.measure(pod))) : undefined,
     ]);
-    const fsTime = this.#time();
-    if (walked !== undefined || disks === undefined) {
-      const byPod = walked?.byPod ?? new Map<string, PodDisk>();
-      this.#lastDisk = {
-        nodeFs,
-        imageFs,
-        disks: pods.map((pod) => byPod.get(pod.uid)),
-        fsTime,
-        byPod,
-        walkedAtNs: walked?.walkedAtNs ?? 0n,
-      };
-      return this.#lastDisk;
+    let byPod: ReadonlyMap<string, PodDisk>;
+    let walkedAtNs: bigint;
+    if (plan.walk) {
+      this.#disk.sweep();
+      byPod = new Map(pods.map((pod, i) => [pod.uid, walked?.[i] as PodDisk]));
+      walkedAtNs = plan.walkedAtNs ?? this.#clock.nowNs();
+    } else {
+      byPod = plan.from.byPod;
+      walkedAtNs = plan.from.walkedAtNs;
     }
-    this.#disk.sweep();
-    const byPod = new Map(pods.map((pod, i) => [pod.uid, disks[i] as PodDisk]));
-    const walkedAtNs = period === "all" ? this.#clock.nowNs() : period;
-    this.#lastDisk = { nodeFs, imageFs, disks, fsTime, byPod, walkedAtNs };
+    this.#lastDisk = {
+      nodeFs,
+      imageFs,
+      disks: pods.map((pod) => byPod.get(pod.uid)),
+      fsTime: this.#time(),
+      byPod,
+      walkedAtNs,
+    };
     return this.#lastDisk;
   }
 
