@@ -19,13 +19,16 @@ export interface StatsSample {
  * - `node` (housekeeping): pod figures may be reused for that period as well. Only a ranking reads
  *   them, so a decision made from such a read that would evict is made again from an `all` read.
  * - `memory`: a kernel memory notification woke the loop, and the decision it needs is a memory
- *   one: node and pod memory and PIDs fresh; disk figures (directory walks, the slow part on a
- *   large node) and per-container memory may be the last ones read whatever their age.
+ *   one: node memory and pod PIDs fresh; each pod's memory fresh too, or (a source with
+ *   {@link StatsPort.refreshPods}) its usage alone, without its working set, which the loop reads
+ *   for the pods a decision picks (app/loop/bounded-memory-pick.ts); disk figures (directory walks,
+ *   the slow part on a large node) and per-container memory may be the last ones read whatever
+ *   their age.
  *
  * Every reused figure keeps the time it was read at, as the kubelet's own cached stats do; the
- * engine treats a figure whose time has not moved as not updated. The containers of the pods the
- * engine picks are read again through {@link StatsPort.refreshPods} before their eviction
- * messages are written.
+ * engine treats a figure whose time has not moved as not updated. The pods the engine picks are
+ * read in full again through {@link StatsPort.refreshPods} before their eviction messages are
+ * written.
  */
 export type StatsScope = "all" | "node" | "memory";
 
@@ -33,8 +36,9 @@ export interface StatsPort {
   /** Reads stats from the system (fresh as `scope` asks, default `all`); rejects when they cannot be read. */
   collect(scope?: StatsScope): Promise<StatsSample>;
   /**
-   * `sample` (a `memory` read) with every figure of the pods named by `uids` read fresh, for a
-   * source whose scoped reads carry some pod figures over. Absent: scoped reads are complete.
+   * `sample` with every figure of the pods named by `uids` read fresh (their memory with its working
+   * set, PIDs, their containers' memory), for a source whose scoped reads carry some pod figures
+   * over or leave working sets out. Absent: scoped reads are complete.
    */
   refreshPods?(sample: StatsSample, uids: readonly string[]): Promise<StatsSample>;
 }

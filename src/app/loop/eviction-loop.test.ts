@@ -372,6 +372,115 @@ describe("EvictionLoop", () => {
     });
   });
 
+  describe("memory wakes that read each pod's usage alone", () => {
+    /** Usage and working set by pod: a's usage is mostly inactive file pages; d uses the most. */
+    const FIGURES: Record<string, { usage: bigint; ws: bigint }> = {
+      a: { usage: 600n * Mi, ws: 100n * Mi },
+      b: { usage: 300n * Mi, ws: 290n * Mi },
+      c: { usage: 300n * Mi, ws: 280n * Mi },
+      d: { usage: 350n * Mi, ws: 350n * Mi },
+    };
+    /** `memory` reads report usage without working sets; `refreshPods` and `all` reads report both. */
+    class UsageOnlyNode extends FakeNode {
+      scopes: string[] = [];
+      refreshed: string[][] = [];
+      restated: string[] = [];
+      /** A source that cannot read working sets: `refreshPods` changes nothing. */
+      refreshFails = false;
+      #pods(summary: NodeSummary, complete: (uid: string) => boolean): NodeSummary {
+        return {
+          ...summary,
+          pods: summary.pods.map((p) => {
+            const f = FIGURES[p.podRef.name] ?? { usage: 0n, ws: 0n };
+            const memory = complete(p.podRef.uid)
+              ? { time: this.clock.now(), usageBytes: f.usage, workingSetBytes: f.ws }
+              : { time: this.clock.now(), usageBytes: f.usage };
+            return { ...p, memory };
+          }),
+        };
+      }
+      override collect(scope: StatsScope = "all"): Promise<{ raw: unknown; summary: NodeSummary }> {
+        this.scopes.push(scope);
+        return super
+          .collect()
+          .then(({ raw, summary }) => ({ raw, summary: this.#pods(summary, () => scope !== "memory") }));
+      }
+      refreshPods(sample: { raw: unknown; summary: NodeSummary }, uids: readonly string[]) {
+        this.refreshed.push([...uids].sort());
+        if (this.refreshFails) return Promise.resolve(sample);
+        const known = new Set(
+          sample.summary.pods.filter((p) => p.memory?.workingSetBytes !== undefined).map((p) => p.podRef.uid),
+        );
+        return Promise.resolve({
+          raw: {},
+          summary: this.#pods(sample.summary, (uid) => known.has(uid) || uids.includes(uid)),
+        });
+      }
+      restate(pod: Pod): void {
+        this.restated.push(pod.key);
+      }
+    }
+    const uid = (node: FakeNode, name: string) => node.alive.find((p) => p.name === name)?.uid ?? "";
+
+    test("the pod a complete read would pick is found by reading the picked pods alone, then the rest after SIGTERM", async () => {
+      const clock = new ManualClock();
+      const node = new UsageOnlyNode(requestingPods(), clock); // 1200Mi of 1Gi: pressure
+      const step = await loopOn(node, clock).runOnce({
+        reason: "memcg",
+        at: clock.now(),
+        notification: true,
+      });
+      // a has the largest usage, so it is read first; its working set is small, d's bound is next.
+      assert.deepEqual(node.scopes, ["memory"]);
+      assert.deepEqual(node.refreshed.slice(0, 2), [[uid(node, "a")], [uid(node, "d")]]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/d"],
+      );
+      // After SIGTERM the picked pod and every pod not read in full are read, and the step reports a
+      // decision from that complete read: the same pod, the real ranking.
+      assert.deepEqual(node.refreshed[2], [uid(node, "b"), uid(node, "c"), uid(node, "d")].sort());
+      assert.ok(step.sample?.summary.pods.every((p) => p.memory?.workingSetBytes !== undefined));
+      assert.deepEqual(
+        step.report.ranking?.map((p) => p.name),
+        ["d", "b", "c", "a"],
+      );
+      assert.deepEqual(node.restated, ["default/d"]);
+    });
+
+    test("the same decision as a complete read's", async () => {
+      const clock = new ManualClock();
+      const complete = new UsageOnlyNode(requestingPods(), clock);
+      const fromComplete = await loopOn(complete, clock).runOnce({
+        reason: "timer",
+        at: clock.now(),
+        notification: false,
+      });
+      const bounded = new UsageOnlyNode(requestingPods(), clock);
+      const fromBounds = await loopOn(bounded, clock).runOnce({
+        reason: "memcg",
+        at: clock.now(),
+        notification: true,
+      });
+      assert.deepEqual(
+        fromBounds.report.evictions.map((e) => [e.pod.key, e.message]),
+        fromComplete.report.evictions.map((e) => [e.pod.key, e.message]),
+      );
+    });
+
+    test("when working sets cannot be read, a complete read decides", async () => {
+      const clock = new ManualClock();
+      const node = new UsageOnlyNode(requestingPods(), clock);
+      node.refreshFails = true;
+      await loopOn(node, clock).runOnce({ reason: "memcg", at: clock.now(), notification: true });
+      assert.deepEqual(node.scopes, ["memory", "all"]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/d"],
+      );
+    });
+  });
+
   describe("carried-over container figures", () => {
     /** Memory reads leave containers out; `refreshPods` reads the named pods' containers (400Mi each). */
     class CarryingNode extends FakeNode {

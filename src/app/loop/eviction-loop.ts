@@ -14,6 +14,7 @@ import type {
   SyncResult,
 } from "../../core/engine/types.js";
 import type { EvictionConfig, FilesystemLayout, NodeSummary } from "../../core/model.js";
+import { podsLackingWorkingSet } from "../../core/rank/working-set-bounds.js";
 import type {
   ClockPort,
   FailedPodStatus,
@@ -26,6 +27,7 @@ import type {
   Wake,
   WakePort,
 } from "../ports.js";
+import { pickOnBounds } from "./bounded-memory-pick.js";
 
 /** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
@@ -112,16 +114,32 @@ export class EvictionLoop {
     const activePods = pods.activePods();
     const decide = (summary: NodeSummary | undefined): SyncResult =>
       synchronize(config, before, { now, summary, activePods, layout: this.o.layout });
-    let result = decide(sample?.summary);
+    let result: SyncResult;
+    let bounded = false;
+    const readPods = stats.refreshPods?.bind(stats);
+    if (scope === "memory" && sample !== undefined && readPods !== undefined) {
+      // Usage alone was read for each pod: the picked pods are read in full until the pick is the
+      // one a complete read would make (bounded-memory-pick.ts).
+      const pick = await pickOnBounds(sample, {
+        decide,
+        readPods: async (s, uids) => {
+          try {
+            return await readPods(s, uids);
+          } catch (e) {
+            log.warn({ err: String(e) }, "Eviction manager: cannot read the picked pods' memory");
+            throw e;
+          }
+        },
+        readAll: () => this.readAll(),
+      });
+      ({ sample, result, bounded } = pick);
+    } else {
+      result = decide(sample?.summary);
+    }
     if (scope === "node" && result.kind === "done" && result.report.evictions.length > 0) {
       // The pick was made from pod figures up to a refresh period old: the pods are read now and
       // the engine decides again from the same prior state (pure: the first answer is dropped).
-      sample = undefined;
-      try {
-        sample = await stats.collect("all");
-      } catch (e) {
-        log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
-      }
+      sample = await this.readAll();
       result = decide(sample?.summary);
     }
     let report: SyncReport;
@@ -158,7 +176,8 @@ export class EvictionLoop {
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
     const t3 = clock.elapsed?.();
     // After reclaim the engine decided from a second read; that path is not decided twice.
-    const refined = result.kind === "done" ? await this.refine(sample, report, evictions, decide) : undefined;
+    const refined =
+      result.kind === "done" ? await this.refine(sample, report, evictions, bounded, decide) : undefined;
     if (refined !== undefined) {
       sample = refined.sample;
       this.state = refined.state;
@@ -188,28 +207,31 @@ export class EvictionLoop {
   }
 
   /**
-   * A read may carry container figures over (see `StatsScope`): the pods' own figures, which the
-   * ranking uses, are fresh, so the pods picked are the right ones, and SIGTERM has gone.
-   * Their eviction messages name containers by usage, so the picked pods' containers are read now
-   * and the engine decides again from the same prior state (pure: the first answer is dropped). The
-   * same pods come out, with messages from fresh figures, which replace the statuses the kills will
-   * write. Should the pick ever differ, the first decision stands (its kills are under way).
+   * A read may carry container figures over (see `StatsScope`), and a memory wake reads most pods'
+   * usage alone: the pods picked are still the right ones (their own figures are fresh), and SIGTERM
+   * has gone. Their eviction messages name containers by usage, so the picked pods are read in full
+   * now, with every pod whose working set was not read, and the engine decides again from the same
+   * prior state (pure: the first answer is dropped). The same pods come out, with messages from
+   * fresh figures, which replace the statuses the kills will write, and the ranking and refusals
+   * recorded are a complete read's. Should the pick ever differ, the first decision stands (its kills
+   * are under way).
    */
   private async refine(
     sample: StatsSample | undefined,
     report: SyncReport,
     evictions: readonly EvictionOutcome[],
+    bounded: boolean,
     decideAgain: (summary: NodeSummary) => SyncResult,
   ): Promise<{ sample: StatsSample; state: EngineState; report: SyncReport } | undefined> {
     const { stats, pods, log } = this.o;
-    if (sample === undefined || !evictions.some((e) => e.kill !== undefined)) return undefined;
+    if (sample === undefined || (!bounded && !evictions.some((e) => e.kill !== undefined))) return undefined;
     if (stats.refreshPods === undefined || pods.restate === undefined) return undefined;
     let fresh: StatsSample;
     try {
-      fresh = await stats.refreshPods(
-        sample,
-        report.evictions.map((e) => e.pod.uid),
-      );
+      const picked = report.evictions.map((e) => e.pod.uid);
+      fresh = await stats.refreshPods(sample, [
+        ...new Set([...picked, ...podsLackingWorkingSet(sample.summary)]),
+      ]);
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");
       return undefined;
@@ -222,6 +244,16 @@ export class EvictionLoop {
     }
     for (const e of again.report.evictions) pods.restate(e.pod, evictedStatus(e));
     return { sample: fresh, state: again.state, report: again.report };
+  }
+
+  /** A complete read (`all`), or undefined with a warning when it fails. */
+  private async readAll(): Promise<StatsSample | undefined> {
+    try {
+      return await this.o.stats.collect("all");
+    } catch (e) {
+      this.o.log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
+      return undefined;
+    }
   }
 
   private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {

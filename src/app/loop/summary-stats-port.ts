@@ -21,7 +21,10 @@ export interface SummaryStatsPortOptions {
   readonly clock: Pick<ClockPort, "now">;
   /** What the operator can do when a Summary does not decode (default: check the kubelet's answer). */
   readonly hint?: string;
-  /** The raw Summary of a scoped read with the named pods' carried-over figures read fresh (see `StatsPort.refreshPods`). */
+  /**
+   * The raw Summary of a read with the named pods read in full (see `StatsPort.refreshPods`), the
+   * other pods' entries being the same objects as before. Every time field must be written.
+   */
   readonly refreshPods?: (raw: unknown, uids: readonly string[]) => Promise<unknown>;
 }
 
@@ -30,9 +33,15 @@ const KUBELET_HINT =
 
 /** A stats port that reads from `read` and decodes, or throws `AdapterError` code `summary-undecodable`. */
 export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
-  const decoded = (raw: unknown): StatsSample => {
+  const decoded = (raw: unknown, previous?: StatsSample): StatsSample => {
     const issues = new IssueList();
-    const summary = decodeSummary(raw, "summary", options.clock.now(), issues);
+    const summary = decodeSummary(
+      raw,
+      "summary",
+      options.clock.now(),
+      issues,
+      previous === undefined ? {} : { previous: previous.summary },
+    );
     if (summary !== undefined) return { raw, summary };
     const errors = issues.items.filter((i) => i.severity === "error");
     const shown = (errors.length > 0 ? errors : issues.items).slice(0, SHOWN_ISSUES);
@@ -49,7 +58,8 @@ export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
     ...(refresh !== undefined
       ? {
           refreshPods: async (sample: StatsSample, uids: readonly string[]): Promise<StatsSample> =>
-            decoded(await refresh(sample.raw, uids)),
+            // The pods not named come back as the same entries: decoded once, not again.
+            decoded(await refresh(sample.raw, uids), sample),
         }
       : {}),
   };

@@ -103,7 +103,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       return collector.collect(lastTargets, { memoryOnly: scope === "memory", reusePods: scope === "node" });
     },
     refreshPods: (raw, uids) =>
-      Promise.resolve(collector.refreshContainers(raw as RawSummaryJson, lastTargets, uids)),
+      Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
     source: "the node's stats collector",
     clock: systemClock,
     hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",

@@ -331,3 +331,43 @@ describe("decodeSummary", () => {
     assert.equal(summary.node.fs?.capacityBytes, summary.pods[0]?.ephemeralStorage?.capacityBytes);
   });
 });
+
+describe("decodeSummary with an earlier summary sharing pod entries", () => {
+  const T = "2026-11-25T12:00:00.5Z";
+  const podEntry = (uid: string, ws: number) => ({
+    podRef: { name: uid, namespace: "default", uid },
+    memory: { time: T, usageBytes: ws, workingSetBytes: ws },
+    containers: [],
+  });
+  const node = { nodeName: "n", memory: { time: T, availableBytes: 1, workingSetBytes: 2 } };
+
+  test("shared entries are not built again; new ones are", () => {
+    const a = podEntry("a", 1);
+    const first = decodeSummary({ node, pods: [a, podEntry("b", 2)] }, "s", undefined, new IssueList());
+    assert.ok(first !== undefined);
+    const builtA = first.pods[0];
+    const second = decodeSummary({ node, pods: [a, podEntry("b", 3)] }, "s", undefined, new IssueList(), {
+      previous: first,
+    });
+    assert.ok(second !== undefined);
+    assert.equal(second.pods[0], builtA);
+    assert.equal(second.pods[1]?.memory?.workingSetBytes, 3n);
+    assert.equal(second.findPod?.("b", "default/b")?.memory?.workingSetBytes, 3n);
+  });
+
+  test("new entries are checked; shared ones, checked before, are not checked again", () => {
+    const a = podEntry("a", 1);
+    const first = decodeSummary({ node, pods: [a] }, "s", undefined, new IssueList());
+    assert.ok(first !== undefined);
+    const issues = new IssueList();
+    const bad = { ...podEntry("b", 2), memory: { time: "yesterday", workingSetBytes: 2 } };
+    assert.equal(
+      decodeSummary({ node, pods: [a, bad] }, "s", undefined, issues, { previous: first }),
+      undefined,
+    );
+    assert.deepEqual(
+      issues.items.map((i) => i.path),
+      ["s.pods[1].memory.time"],
+    );
+  });
+});

@@ -44,6 +44,13 @@ export interface DecodeSummaryOptions {
    * decoded as far as it makes sense (bad values are left out); it never throws.
    */
   readonly validated?: boolean;
+  /**
+   * An earlier summary decoded from a raw object that shares pod entries with `raw` (the same
+   * objects, as a source that re-reads a few pods returns the others as they were): those entries
+   * are neither checked nor built again. Only for sources that write every time field, because a
+   * carried-over pod keeps the `defaultTime` it was decoded with.
+   */
+  readonly previous?: NodeSummary;
 }
 
 /**
@@ -63,15 +70,16 @@ export function decodeSummary(
   issues: IssueList,
   options: DecodeSummaryOptions = {},
 ): NodeSummary | undefined {
+  const previous = options.previous instanceof LazySummary ? options.previous.decodedPods() : undefined;
   if (options.validated !== true) {
     const before = issues.items.length;
-    validateSummary(raw, path, issues);
+    validateSummary(raw, path, issues, previous === undefined ? {} : { checkedPods: previous });
     if (issues.items.slice(before).some((issue) => issue.severity === "error")) return undefined;
   }
   const summary: RawSummary = isRawObject(raw) ? raw : {};
   const values = new ValueReader(defaultTime);
   const node = buildNode(isRawObject(summary.node) ? summary.node : {}, values);
-  return new LazySummary(node, listOf(summary.pods), values);
+  return new LazySummary(node, listOf(summary.pods), values, previous);
 }
 
 /**
@@ -88,10 +96,21 @@ class LazySummary implements NodeSummary {
   #byUid: Map<string, number> | undefined;
   #byName: Map<string, Map<string, number>> | undefined;
 
-  constructor(node: NodeStats, rawPods: readonly unknown[], values: ValueReader) {
+  constructor(
+    node: NodeStats,
+    rawPods: readonly unknown[],
+    values: ValueReader,
+    previous?: ReadonlyMap<unknown, PodStats | undefined>,
+  ) {
     this.node = node;
     this.#rawPods = rawPods;
     this.#values = values;
+    if (previous !== undefined) this.#built = rawPods.map((item) => previous.get(item));
+  }
+
+  /** Each raw pod entry and its decoded stats (undefined where not built yet). */
+  decodedPods(): ReadonlyMap<unknown, PodStats | undefined> {
+    return new Map(this.#rawPods.map((item, i) => [item, this.#built[i]]));
   }
 
   #podAt(i: number): PodStats {

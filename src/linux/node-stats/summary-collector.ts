@@ -10,6 +10,7 @@ import type { NodeSpec } from "../../core/node/node-spec.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
 import {
   readPidsCurrent,
+  readUsage,
   readWorkingSet,
   type KnownLimits,
   type ReadText,
@@ -92,11 +93,14 @@ type DiskPlan =
 /** How fresh one collection must be. */
 export interface CollectOptions {
   /**
-   * A memory wake: the node's and every pod's memory and PIDs are read fresh; the last disk
-   * measurements, memory limits and, in cgroups, container memory figures are reused whatever their
-   * age, each with the time it was read at (no directory walk, no statfs, no thread-pool round
-   * trip, and half the `memory.stat` reads: the engine ranks pods by their pod-level figures, and
-   * only the pods it picks need their containers' figures, see {@link refreshContainers}).
+   * A memory wake: the node's memory and every pod's PIDs are read fresh, and in cgroups each pod's
+   * memory usage alone, without `memory.stat`, so its entry has `usageBytes` and no
+   * `workingSetBytes` (usage is the working set's upper bound; the engine ranks a pod whose working
+   * set is not reported as using none, as upstream does a nil pointer). The pods a decision picks
+   * are then read in full ({@link refreshPods}); see `bounded-memory-pick.ts` for why that finds
+   * the pod a complete read would. The last disk measurements, memory limits and container memory
+   * figures are reused whatever their age, each with the time it was read at (no directory walk, no
+   * statfs, no thread-pool round trip).
    */
   readonly memoryOnly?: boolean;
   /**
@@ -106,6 +110,12 @@ export interface CollectOptions {
    */
   readonly reusePods?: boolean;
 }
+
+/**
+ * How a collection reads each pod's cgroup: everything (`fresh`), the figures of the last read while
+ * the refresh period lasts (`reuse`), or its memory usage alone, with fresh PIDs (`usage`).
+ */
+type PodRead = "fresh" | "reuse" | "usage";
 
 /** A pod's memory and process figures (from cgroups or /proc). */
 interface PodLive {
@@ -233,8 +243,14 @@ export class LinuxSummaryCollector {
     const reuseAfterNs = memoryOnly ? -1n : this.#clock.nowNs() - BigInt(refreshMs) * 1_000_000n;
     const withoutCgroup = pods.some((p) => cgroups === undefined || p.cgroup === undefined);
     const table = withoutCgroup ? ProcessTable.read(this.#procRoot) : undefined;
-    const reusePods = options.reusePods === true && !memoryOnly;
-    const lives = await Promise.all(pods.map((pod) => this.#podLive(pod, table, reuseAfterNs, reusePods)));
+    const podRead: PodRead = memoryOnly ? "usage" : options.reusePods === true ? "reuse" : "fresh";
+    // Usage reads of a memory wake share the time the pass began (formatted and parsed once, not
+    // 110 times; the pass takes about a millisecond).
+    const passTime = this.#time();
+    const lives = await Promise.all(
+      pods.map((pod) => this.#podLive(pod, table, reuseAfterNs, podRead, passTime)),
+    );
+    if (podRead === "usage") this.#readGrowingPod(pods, lives);
     const nodeMemory = this.#nodeMemory();
     const podsMemory = this.#podsMemory(lives);
     const rlimit = this.#rlimit(lives);
@@ -268,7 +284,7 @@ export class LinuxSummaryCollector {
    * How long container memory figures and directory walks are reused on a node of `pods` pods:
    * max(diskTtlMs, pods × refreshPerPodMs). The engine ranks memory by the pods' own figures,
    * always fresh; container figures only word an eviction message (and the picked pods' are read
-   * again, {@link refreshContainers}); disk use moves slowly and the kubelet's own refreshes every
+   * again, {@link refreshPods}); disk use moves slowly and the kubelet's own refreshes every
    * 60 s (cAdvisor's fs handler, the volume stats' calcPeriod).
    */
   refreshPeriodMs(pods: number): number {
@@ -276,15 +292,12 @@ export class LinuxSummaryCollector {
   }
 
   /**
-   * `raw` (a read of `pods` that reused container figures) with the containers of the pods named by `uids` read
-   * fresh: what the engine needs of the pods it picked (its eviction message names the containers
-   * using more than they requested). The other pods are left as they were.
+   * `raw` (a read of `pods`) with the pods named by `uids` read in full now: their memory with its
+   * working set, their PIDs and their containers' memory. What the engine needs of the pods it
+   * picks: the working set that ranks them (a memory wake reads usage alone) and the containers its
+   * eviction message names. The other pods are left as they were.
    */
-  refreshContainers(
-    raw: RawSummaryJson,
-    pods: readonly ActivePodInfo[],
-    uids: readonly string[],
-  ): RawSummaryJson {
+  refreshPods(raw: RawSummaryJson, pods: readonly ActivePodInfo[], uids: readonly string[]): RawSummaryJson {
     const cgroups = this.#cgroups;
     if (cgroups === undefined) return raw;
     const wanted = new Set(uids);
@@ -293,15 +306,31 @@ export class LinuxSummaryCollector {
       ...raw,
       pods: raw.pods.map((entry) => {
         const pod = wanted.has(entry.podRef.uid) ? byUid.get(entry.podRef.uid) : undefined;
-        if (pod === undefined) return entry;
+        if (pod?.cgroup === undefined) return entry;
+        const podCgroup = pod.cgroup;
+        const { driver } = cgroups;
+        // Without a pids controller the count is an asynchronous listing: the read's count stays.
+        const count = driver.hasPids
+          ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
+          : undefined;
+        const known = entry.process_stats?.process_count;
+        const live = this.#readPodMemory(
+          driver,
+          podCgroup,
+          count ?? (known === undefined ? undefined : Number(known)),
+        );
+        const { memory: _memory, process_stats: _count, ...rest } = entry;
+        const counted = count ?? known;
         return {
-          ...entry,
+          ...rest,
+          ...(live.memory !== undefined ? { memory: live.memory } : {}),
+          ...(counted !== undefined ? { process_stats: { process_count: counted } } : {}),
           containers: entry.containers.map((c) => {
             const cgroup = pod.containers.find((info) => info.name === c.name)?.cgroup;
             if (cgroup === undefined) return c;
             const memory = this.#readContainerMemory(cgroups.driver, cgroup);
-            const { memory: _stale, ...rest } = c;
-            return memory === undefined ? rest : { ...rest, memory };
+            const { memory: _stale, ...other } = c;
+            return memory === undefined ? other : { ...other, memory };
           }),
         };
       }),
@@ -463,11 +492,12 @@ export class LinuxSummaryCollector {
     pod: ActivePodInfo,
     table: ProcessTable | undefined,
     reuseAfterNs: bigint,
-    reusePods: boolean,
+    podRead: PodRead,
+    passTime: string,
   ): Promise<PodLive> {
     const cgroups = this.#cgroups;
     if (cgroups !== undefined && pod.cgroup !== undefined)
-      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, reuseAfterNs, reusePods);
+      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, reuseAfterNs, podRead, passTime);
     // Without cgroups: the pod is its containers' process trees.
     const procs = table ?? ProcessTable.read(this.#procRoot);
     const pageSize = this.#detectPageSize();
@@ -494,7 +524,8 @@ export class LinuxSummaryCollector {
     podCgroup: CgroupRef,
     driver: CgroupStatsReader,
     reuseAfterNs: bigint,
-    reusePods: boolean,
+    podRead: PodRead,
+    passTime: string,
   ): Promise<PodLive> {
     const containers = new Map<string, MemoryJson>();
     for (const c of pod.containers) {
@@ -507,7 +538,7 @@ export class LinuxSummaryCollector {
           : this.#readContainerMemory(driver, cgroup);
       if (figures !== undefined) containers.set(c.name, figures);
     }
-    const known = reusePods ? this.#podFigures.get(podCgroup) : undefined;
+    const known = podRead === "reuse" ? this.#podFigures.get(podCgroup) : undefined;
     if (known !== undefined && known.atNs > reuseAfterNs) {
       return {
         memory: known.memory,
@@ -516,22 +547,81 @@ export class LinuxSummaryCollector {
         workingSetBytes: known.workingSetBytes,
       };
     }
+    if (podRead === "usage") {
+      const time = passTime;
+      const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
+      const count = await this.#podTasks(driver, podCgroup);
+      return {
+        memory: usage === undefined ? undefined : { time, usageBytes: counter(usage) },
+        containers,
+        processCount: count === undefined ? undefined : BigInt(count),
+        // Unused with cgroups (the pods cgroup is read); the bound, not the working set.
+        workingSetBytes: usage ?? 0n,
+      };
+    }
+    const count = await this.#podTasks(driver, podCgroup);
+    const live = this.#readPodMemory(driver, podCgroup, count);
+    return {
+      memory: live.memory,
+      containers,
+      processCount: count === undefined ? undefined : BigInt(count),
+      workingSetBytes: live.workingSetBytes,
+    };
+  }
+
+  /**
+   * On a memory wake, the pod whose usage grew most since it was last read in full is read in full
+   * now: the pod that crossed the threshold is most often the one a decision picks, and the loop
+   * then decides once instead of twice (bounded-memory-pick.ts; any pod would be correct, this one
+   * saves a round).
+   */
+  #readGrowingPod(pods: readonly ActivePodInfo[], lives: PodLive[]): void {
+    const cgroups = this.#cgroups;
+    if (cgroups === undefined) return;
+    let best = -1;
+    let bestGrowth = 0n;
+    for (let i = 0; i < pods.length; i++) {
+      const cgroup = pods[i]?.cgroup;
+      const usage = lives[i]?.memory?.usageBytes;
+      if (cgroup === undefined || usage === undefined) continue;
+      const before = this.#podFigures.get(cgroup)?.memory?.usageBytes;
+      const growth = BigInt(usage) - BigInt(before ?? 0);
+      if (growth > bestGrowth) {
+        best = i;
+        bestGrowth = growth;
+      }
+    }
+    const pod = pods[best];
+    const live = lives[best];
+    if (pod?.cgroup === undefined || live === undefined) return;
+    const count = live.processCount === undefined ? undefined : Number(live.processCount);
+    const full = this.#readPodMemory(cgroups.driver, pod.cgroup, count);
+    lives[best] = { ...live, memory: full.memory, workingSetBytes: full.workingSetBytes };
+  }
+
+  /**
+   * One pod cgroup's memory (with its working set), read now and remembered with `count` for the
+   * reads that may reuse them.
+   */
+  #readPodMemory(
+    driver: CgroupStatsReader,
+    podCgroup: CgroupRef,
+    count: number | undefined,
+  ): { memory: MemoryJson | undefined; workingSetBytes: bigint } {
     const atNs = this.#clock.nowNs();
     const memory = tolerate(() => readWorkingSet(driver, podCgroup, this.#read, this.#limits));
-    // Without a pids controller, the processes listed in the subtree (cgroup.procs) stand in.
-    const count = driver.hasPids
-      ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
-      : (await tolerateAsync(() => driver.procs(podCgroup, { recursive: true })))?.length;
     const memoryFigures =
       memory === undefined ? undefined : cgroupMemoryJson(memory, formatRfc3339Nano(atNs));
     const workingSetBytes = memory?.workingSetBytes ?? 0n;
     this.#podFigures.set(podCgroup, { memory: memoryFigures, count, workingSetBytes, atNs });
-    return {
-      memory: memoryFigures,
-      containers,
-      processCount: count === undefined ? undefined : BigInt(count),
-      workingSetBytes,
-    };
+    return { memory: memoryFigures, workingSetBytes };
+  }
+
+  /** Tasks in a pod cgroup: `pids.current`, or without a pids controller the processes listed in its subtree. */
+  async #podTasks(driver: CgroupStatsReader, podCgroup: CgroupRef): Promise<number | undefined> {
+    return driver.hasPids
+      ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
+      : (await tolerateAsync(() => driver.procs(podCgroup, { recursive: true })))?.length;
   }
 
   // ---------------------------------------------------------------------------------------------

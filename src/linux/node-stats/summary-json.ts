@@ -11,12 +11,16 @@ export function counter(v: bigint): JsonCounter {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
-/** `MemoryStats`. `availableBytes` only where a limit exists (node, `pods`), as upstream. */
+/**
+ * `MemoryStats`. `availableBytes` only where a limit exists (node, `pods`), as upstream; a pod read
+ * on a memory wake has its usage alone (see `LinuxSummaryCollector.collect`), as a pointer field
+ * upstream may be nil.
+ */
 export interface MemoryJson {
   time: string;
   availableBytes?: JsonCounter;
   usageBytes: JsonCounter;
-  workingSetBytes: JsonCounter;
+  workingSetBytes?: JsonCounter;
   rssBytes?: JsonCounter;
 }
 
