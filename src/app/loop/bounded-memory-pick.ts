@@ -12,7 +12,11 @@
  */
 import type { SyncResult } from "../../core/engine/types.js";
 import type { NodeSummary } from "../../core/model.js";
-import { podsLackingWorkingSet, withWorkingSetBounds } from "../../core/rank/working-set-bounds.js";
+import {
+  lacksWorkingSet,
+  podsLackingWorkingSet,
+  withWorkingSetBounds,
+} from "../../core/rank/working-set-bounds.js";
 import type { StatsSample } from "../ports.js";
 
 /** Rounds of "decide on bounds, read the picked pods" before a complete read decides instead. */
@@ -32,8 +36,8 @@ export interface BoundedPick {
 
 export interface BoundedPickPorts {
   readonly decide: (summary: NodeSummary | undefined) => SyncResult;
-  /** `sample` with the named pods read in full (rejects when they cannot be read). */
-  readonly readPods: (sample: StatsSample, uids: readonly string[]) => Promise<StatsSample>;
+  /** `sample` with the named pods read in full, or undefined when they cannot be read. */
+  readonly readPods: (sample: StatsSample, uids: readonly string[]) => Promise<StatsSample | undefined>;
   /** A complete read, or undefined when none could be made. */
   readonly readAll: () => Promise<StatsSample | undefined>;
 }
@@ -48,14 +52,16 @@ export async function pickOnBounds(first: StatsSample, ports: BoundedPickPorts):
     if (result.kind !== "done") break;
     const toRead = result.report.evictions.map((e) => e.pod.uid).filter((uid) => unread.has(uid));
     if (toRead.length === 0) return { sample, result, bounded: true };
-    try {
-      sample = await ports.readPods(sample, toRead);
-    } catch {
-      break;
-    }
-    const after = podsLackingWorkingSet(sample.summary);
-    if (toRead.some((uid) => after.has(uid))) break;
+    const read = await ports.readPods(sample, toRead);
+    if (read === undefined || toRead.some((uid) => lacksWorkingSetOf(read, uid))) break;
+    sample = read;
   }
   const complete = await ports.readAll();
   return { sample: complete, result: ports.decide(complete?.summary), bounded: false };
+}
+
+/** True when the pod `uid` in `sample` still reports usage without a working set. */
+function lacksWorkingSetOf(sample: StatsSample, uid: string): boolean {
+  const pod = sample.summary.pods.find((p) => p.podRef.uid === uid);
+  return pod !== undefined && lacksWorkingSet(pod);
 }

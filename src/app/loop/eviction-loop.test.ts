@@ -128,6 +128,11 @@ function requestingPods(): Pod[] {
   );
 }
 
+/** A kernel memory notification, now. */
+const memcgWake = (clock: ClockPort): Wake => ({ reason: "memcg", at: clock.now(), notification: true });
+/** A housekeeping timer wake, now. */
+const timerWake = (clock: ClockPort): Wake => ({ reason: "timer", at: clock.now(), notification: false });
+
 /** A loop on `node` at a 10 s housekeeping interval; warnings are collected in `warnings`. */
 const loopOn = (node: FakeNode, clock: ManualClock, warnings: string[] = []) =>
   new EvictionLoop({
@@ -207,7 +212,7 @@ describe("EvictionLoop", () => {
       clock,
       log: quiet,
     });
-    const step = await loop.runOnce({ reason: "timer", at: clock.now(), notification: false });
+    const step = await loop.runOnce(timerWake(clock));
     assert.equal(step.report.evictions.length, 1);
     assert.equal(step.evictions[0]?.kill, undefined);
     assert.match(step.evictions[0]?.killError ?? "", /kill failed/);
@@ -248,7 +253,7 @@ describe("EvictionLoop", () => {
         next: () => {
           wakes++;
           if (wakes > 3) controller.abort();
-          return Promise.resolve({ reason: "timer", at: clock.now(), notification: false });
+          return Promise.resolve(timerWake(clock));
         },
         rearm: () => undefined,
       };
@@ -303,7 +308,7 @@ describe("EvictionLoop", () => {
       cleanupTimeoutMs: 100,
       cleanupPollMs: 50,
     });
-    const step = await loop.runOnce({ reason: "timer", at: clock.now(), notification: false });
+    const step = await loop.runOnce(timerWake(clock));
     node.dying.set(step.evictions[0]?.eviction.pod.uid ?? "", 1000); // stuck
     const start = clock.now();
     assert.equal(await loop.waitForCleanup(step.evictions), false);
@@ -334,11 +339,7 @@ describe("EvictionLoop", () => {
     test("a decision that would evict is made again from fresh pod figures, and only that one acts", async () => {
       const clock = new ManualClock();
       const node = new StaleRankingNode(requestingPods(), clock); // 1200Mi of 1Gi: pressure
-      const step = await loopOn(node, clock).runOnce({
-        reason: "timer",
-        at: clock.now(),
-        notification: false,
-      });
+      const step = await loopOn(node, clock).runOnce(timerWake(clock));
       assert.deepEqual(node.scopes, ["node", "all"]);
       assert.deepEqual(
         node.killed.map((k) => k.pod),
@@ -351,11 +352,7 @@ describe("EvictionLoop", () => {
     test("a decision that evicts nothing reads the pods no more", async () => {
       const clock = new ManualClock();
       const node = new StaleRankingNode(pods(), clock); // 900Mi of 1Gi: no pressure
-      const step = await loopOn(node, clock).runOnce({
-        reason: "timer",
-        at: clock.now(),
-        notification: false,
-      });
+      const step = await loopOn(node, clock).runOnce(timerWake(clock));
       assert.deepEqual(node.scopes, ["node"]);
       assert.equal(step.evictions.length, 0);
     });
@@ -363,7 +360,7 @@ describe("EvictionLoop", () => {
     test("a memory wake reads everything it ranks by at once", async () => {
       const clock = new ManualClock();
       const node = new StaleRankingNode(requestingPods(), clock);
-      await loopOn(node, clock).runOnce({ reason: "memcg", at: clock.now(), notification: true });
+      await loopOn(node, clock).runOnce(memcgWake(clock));
       assert.deepEqual(node.scopes, ["memory"]);
       assert.deepEqual(
         node.killed.map((k) => k.pod),
@@ -425,11 +422,7 @@ describe("EvictionLoop", () => {
     test("the pod a complete read would pick is found by reading the picked pods alone, then the rest after SIGTERM", async () => {
       const clock = new ManualClock();
       const node = new UsageOnlyNode(requestingPods(), clock); // 1200Mi of 1Gi: pressure
-      const step = await loopOn(node, clock).runOnce({
-        reason: "memcg",
-        at: clock.now(),
-        notification: true,
-      });
+      const step = await loopOn(node, clock).runOnce(memcgWake(clock));
       // a has the largest usage, so it is read first; its working set is small, d's bound is next.
       assert.deepEqual(node.scopes, ["memory"]);
       assert.deepEqual(node.refreshed.slice(0, 2), [[uid(node, "a")], [uid(node, "d")]]);
@@ -451,17 +444,9 @@ describe("EvictionLoop", () => {
     test("the same decision as a complete read's", async () => {
       const clock = new ManualClock();
       const complete = new UsageOnlyNode(requestingPods(), clock);
-      const fromComplete = await loopOn(complete, clock).runOnce({
-        reason: "timer",
-        at: clock.now(),
-        notification: false,
-      });
+      const fromComplete = await loopOn(complete, clock).runOnce(timerWake(clock));
       const bounded = new UsageOnlyNode(requestingPods(), clock);
-      const fromBounds = await loopOn(bounded, clock).runOnce({
-        reason: "memcg",
-        at: clock.now(),
-        notification: true,
-      });
+      const fromBounds = await loopOn(bounded, clock).runOnce(memcgWake(clock));
       assert.deepEqual(
         fromBounds.report.evictions.map((e) => [e.pod.key, e.message]),
         fromComplete.report.evictions.map((e) => [e.pod.key, e.message]),
@@ -472,7 +457,7 @@ describe("EvictionLoop", () => {
       const clock = new ManualClock();
       const node = new UsageOnlyNode(requestingPods(), clock);
       node.refreshFails = true;
-      await loopOn(node, clock).runOnce({ reason: "memcg", at: clock.now(), notification: true });
+      await loopOn(node, clock).runOnce(memcgWake(clock));
       assert.deepEqual(node.scopes, ["memory", "all"]);
       assert.deepEqual(
         node.killed.map((k) => k.pod),
@@ -517,11 +502,7 @@ describe("EvictionLoop", () => {
     test("after SIGTERM, the picked pod's containers are read again and its status and record carry the fresh message", async () => {
       const clock = new ManualClock();
       const node = new CarryingNode(requestingPods(), clock);
-      const step = await loopOn(node, clock).runOnce({
-        reason: "memcg",
-        at: clock.now(),
-        notification: true,
-      });
+      const step = await loopOn(node, clock).runOnce(memcgWake(clock));
       // The kill went out with the message of the carried-over read (no container figures) ...
       assert.equal(node.killed.length, 1);
       assert.doesNotMatch(node.killed[0]?.status.message ?? "", /Container c was using/);
@@ -539,11 +520,7 @@ describe("EvictionLoop", () => {
     test("a housekeeping read may carry container figures too: its pick is read again the same way", async () => {
       const clock = new ManualClock();
       const node = new CarryingNode(requestingPods(), clock);
-      const step = await loopOn(node, clock).runOnce({
-        reason: "timer",
-        at: clock.now(),
-        notification: false,
-      });
+      const step = await loopOn(node, clock).runOnce(timerWake(clock));
       assert.equal(node.killed.length, 1);
       assert.deepEqual(node.refreshed, [[step.evictions[0]?.eviction.pod.uid]]);
       assert.match(node.restated[0]?.status.message ?? "", /Container c was using 400Mi, request is 1Mi/);
@@ -554,11 +531,7 @@ describe("EvictionLoop", () => {
       const node = new CarryingNode(requestingPods(), clock);
       node.growAfterRefresh = "a";
       const warnings: string[] = [];
-      const step = await loopOn(node, clock, warnings).runOnce({
-        reason: "memcg",
-        at: clock.now(),
-        notification: true,
-      });
+      const step = await loopOn(node, clock, warnings).runOnce(memcgWake(clock));
       assert.equal(node.killed.length, 1);
       assert.notEqual(node.killed[0]?.pod, "default/a");
       assert.deepEqual(node.restated, []);

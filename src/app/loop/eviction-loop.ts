@@ -127,7 +127,7 @@ export class EvictionLoop {
             return await readPods(s, uids);
           } catch (e) {
             log.warn({ err: String(e) }, "Eviction manager: cannot read the picked pods' memory");
-            throw e;
+            return undefined;
           }
         },
         readAll: () => this.readAll(),
@@ -229,9 +229,8 @@ export class EvictionLoop {
     let fresh: StatsSample;
     try {
       const picked = report.evictions.map((e) => e.pod.uid);
-      fresh = await stats.refreshPods(sample, [
-        ...new Set([...picked, ...podsLackingWorkingSet(sample.summary)]),
-      ]);
+      const unread = bounded ? podsLackingWorkingSet(sample.summary) : [];
+      fresh = await stats.refreshPods(sample, [...new Set([...picked, ...unread])]);
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");
       return undefined;

@@ -309,22 +309,19 @@ export class LinuxSummaryCollector {
         if (pod?.cgroup === undefined) return entry;
         const podCgroup = pod.cgroup;
         const { driver } = cgroups;
+        const kept = entry.process_stats?.process_count;
         // Without a pids controller the count is an asynchronous listing: the read's count stays.
         const count = driver.hasPids
           ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
-          : undefined;
-        const known = entry.process_stats?.process_count;
-        const live = this.#readPodMemory(
-          driver,
-          podCgroup,
-          count ?? (known === undefined ? undefined : Number(known)),
-        );
+          : kept === undefined
+            ? undefined
+            : Number(kept);
+        const live = this.#readPodMemory(driver, podCgroup, count);
         const { memory: _memory, process_stats: _count, ...rest } = entry;
-        const counted = count ?? known;
         return {
           ...rest,
           ...(live.memory !== undefined ? { memory: live.memory } : {}),
-          ...(counted !== undefined ? { process_stats: { process_count: counted } } : {}),
+          ...(count !== undefined ? { process_stats: { process_count: count } } : {}),
           containers: entry.containers.map((c) => {
             const cgroup = pod.containers.find((info) => info.name === c.name)?.cgroup;
             if (cgroup === undefined) return c;
@@ -548,11 +545,10 @@ export class LinuxSummaryCollector {
       };
     }
     if (podRead === "usage") {
-      const time = passTime;
       const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
       const count = await this.#podTasks(driver, podCgroup);
       return {
-        memory: usage === undefined ? undefined : { time, usageBytes: counter(usage) },
+        memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
         containers,
         processCount: count === undefined ? undefined : BigInt(count),
         // Unused with cgroups (the pods cgroup is read); the bound, not the working set.
