@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-import { main } from "../dist/src/cli/main.js";
+// The command line, bundled by scripts/bundle-cli.mjs (see there for why).
+import { main } from "../dist/cli/main.js";
 process.exitCode = await main(process.argv.slice(2));

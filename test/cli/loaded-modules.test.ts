@@ -2,7 +2,8 @@
  * What each command loads: `evictd run` and `demo` are node daemons and load the kernel layer, the
  * runtime and the HTTP server, never the Kubernetes client (a large package for the cluster
  * commands only); `watch` does load it. Recorded for real with a module resolve hook in a child
- * process that imports the command's module, as `bin/evictd.js` does when the command runs.
+ * process: once for the compiled sources (the command's module imported alone), once for what
+ * ships, `bin/evictd.js` running the command from the bundle in dist/cli.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -13,28 +14,44 @@ import { pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
 import { CLI_SKIP, FIXTURES, REPO_ROOT } from "./evictd-cli.js";
 
-/** Every module URL the process resolves while importing `commandModule`. */
-function modulesLoadedBy(commandModule: string): string[] {
+/** Every module URL a node process with `args` resolves; `ok` checks how it ended. */
+function modulesResolved(
+  args: readonly string[],
+  ok: (status: number | null, stderr: string) => void,
+): string[] {
   const dir = mkdtempSync(join(tmpdir(), "evictd-modules-"));
   try {
     const log = join(dir, "modules.log");
-    const url = pathToFileURL(join(REPO_ROOT, "dist", "src", "cli", "commands", commandModule)).href;
     const r = spawnSync(
       process.execPath,
-      [
-        "--import",
-        pathToFileURL(join(FIXTURES, "module-hooks", "record-resolved.mjs")).href,
-        "--input-type=module",
-        "-e",
-        `await import(${JSON.stringify(url)});`,
-      ],
-      { env: { ...process.env, EVICTD_MODULE_LOG: log }, encoding: "utf8" },
+      ["--import", pathToFileURL(join(FIXTURES, "module-hooks", "record-resolved.mjs")).href, ...args],
+      { env: { ...process.env, EVICTD_MODULE_LOG: log }, encoding: "utf8", cwd: dir },
     );
-    assert.equal(r.status, 0, r.stderr);
+    ok(r.status, r.stderr);
     return readFileSync(log, "utf8").split("\n").filter(Boolean);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Every module URL the process resolves while importing the compiled `commandModule` alone. */
+function modulesLoadedBy(commandModule: string): string[] {
+  const url = pathToFileURL(join(REPO_ROOT, "dist", "src", "cli", "commands", commandModule)).href;
+  return modulesResolved(
+    ["--input-type=module", "-e", `await import(${JSON.stringify(url)});`],
+    (status, err) => assert.equal(status, 0, err),
+  );
+}
+
+/**
+ * Every module URL `bin/evictd.js COMMAND ...` resolves. The command is given a node file or
+ * cluster that is not there: it loads its modules, then fails on its input (exit 2 or 3), so
+ * nothing is started.
+ */
+function modulesShippedFor(command: readonly string[]): string[] {
+  return modulesResolved([join(REPO_ROOT, "bin", "evictd.js"), ...command], (status, err) =>
+    assert.ok(status === 2 || status === 3 || status === 1, `exit ${status}: ${err}`),
+  );
 }
 
 const KUBERNETES_CLIENT = /node_modules\/@kubernetes\/client-node\//;
@@ -58,5 +75,35 @@ describe("modules each command loads", { skip: CLI_SKIP }, () => {
   test("watch, a cluster command, does load it (the check above can tell)", () => {
     const loaded = modulesLoadedBy("watch.js");
     assert.ok(loaded.some((u) => KUBERNETES_CLIENT.test(u) || OWN_KUBERNETES_ADAPTER.test(u)));
+  });
+});
+
+describe("modules the shipped command line loads (bin/evictd.js, the bundle)", { skip: CLI_SKIP }, () => {
+  const BUNDLE_CHUNK = /\/dist\/cli\/[^/]+\.js$/;
+  const COMPILED_SOURCES = /\/dist\/src\//;
+
+  test("run loads its chunks from dist/cli, not the compiled sources, and no Kubernetes client", () => {
+    const loaded = modulesShippedFor(["run", "--node", "missing-node.yaml"]);
+    assert.ok(loaded.filter((u) => BUNDLE_CHUNK.test(u)).length >= 2, loaded.join("\n"));
+    assert.deepEqual(
+      loaded.filter((u) => COMPILED_SOURCES.test(u)),
+      [],
+    );
+    assert.ok(
+      loaded.some((u) => u.includes("/node_modules/koffi/")),
+      "the kernel layer's poller is loaded",
+    );
+    assert.deepEqual(
+      loaded.filter((u) => KUBERNETES_CLIENT.test(u)),
+      [],
+    );
+  });
+
+  test("watch loads the Kubernetes client (the check above can tell)", () => {
+    const loaded = modulesShippedFor(["watch", "--node", "n1", "--kubeconfig", "missing-kubeconfig.yaml"]);
+    assert.ok(
+      loaded.some((u) => KUBERNETES_CLIENT.test(u)),
+      loaded.join("\n"),
+    );
   });
 });

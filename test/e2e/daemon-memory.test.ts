@@ -152,6 +152,13 @@ describe("evictd run: memory pressure", { skip: E2E_SKIP }, () => {
         "default/steady",
       ]);
 
+      // Every kernel notification the daemon armed kept working (a broken notification thread still
+      // evicts, through the working-set poller, but later).
+      assert.deepEqual(
+        daemon.lines.filter((l) => l.msg === "wake source failed").map((l) => l["err"]),
+        [],
+        `no wake source failed${daemon.tail()}`,
+      );
       // The leaker got SIGTERM from the daemon (exit 143), not SIGKILL from the kernel.
       assert.equal(node.oomKills(), 0, `no kernel OOM kill in the node's cgroups${daemon.tail()}`);
       assert.ok(

@@ -453,6 +453,22 @@ describe("EvictionLoop", () => {
       );
     });
 
+    test("a rehearsal runs a memory wake's read and decision path and acts on nothing", async () => {
+      const clock = new ManualClock();
+      // Two pods, 600Mi of 1Gi: no threshold of the configuration is crossed.
+      const node = new UsageOnlyNode(requestingPods().slice(0, 2), clock);
+      const loop = loopOn(node, clock);
+      const before = loop.engineState;
+      await loop.rehearse();
+      assert.deepEqual(node.scopes, ["memory"]);
+      assert.ok(node.refreshed.length >= 1, "the rehearsal's picks were read in full");
+      assert.deepEqual(node.killed, []);
+      assert.deepEqual(node.restated, []);
+      assert.equal(loop.engineState, before, "the engine's state is untouched");
+      const step = await loop.runOnce(memcgWake(clock));
+      assert.deepEqual(step.report.evictions, [], "no real threshold was crossed");
+    });
+
     test("when working sets cannot be read, a complete read decides", async () => {
       const clock = new ManualClock();
       const node = new UsageOnlyNode(requestingPods(), clock);

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import type { LoggerPort, PodsPort, StatsPort, StatsSample } from "../../app/ports.js";
@@ -37,8 +38,10 @@ import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
-/** Memory reads made (and dropped) after pods start, so the first real wake runs compiled code. */
-const PREPARE_READS = 5;
+/** Memory wakes rehearsed (acted on by nothing) after pods start, so the first real wake runs compiled code. */
+const PREPARE_READS = 10;
+/** The pause between two rehearsals. */
+const PREPARE_SPACING_MS = 25;
 
 export interface RunOptions {
   readonly nodeFile: string;
@@ -183,18 +186,25 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   });
 
   // The first memory wake after pods start should read kept-open files, not open them on its way to
-  // a kill: once a burst of starts settles, a few memory reads (decoded, then dropped) open the new
-  // pods' files, learn their limits and get the wake's read path compiled by V8. On a 110-pod node
-  // the first wake after a start otherwise opened ~770 files and took 20–30 ms to read, not 5–10.
+  // a kill: once a burst of starts settles, a few rehearsed wakes (a memory read and a decision,
+  // acted on by nothing: EvictionLoop.rehearse) open the new pods' files, learn their limits and get
+  // the wake's read and decision path compiled by V8. On a 110-pod node the first wake after a
+  // start otherwise opened ~770 files and took 20–30 ms to read, not 5–10.
   let prepareTimer: NodeJS.Timeout | undefined;
   const prepareStats = (): void => {
     if (prepareTimer !== undefined) return;
     prepareTimer = setTimeout(() => {
       prepareTimer = undefined;
       const prepare = async (): Promise<void> => {
-        for (let i = 0; i < PREPARE_READS && !options.signal.aborted; i++) await decoded.collect("memory");
+        for (let i = 0; i < PREPARE_READS && !options.signal.aborted; i++) {
+          await loop.rehearse();
+          // Spread out, so a real wake that comes meanwhile waits for one rehearsal at most.
+          await sleep(PREPARE_SPACING_MS, undefined, { signal: options.signal, ref: false });
+        }
       };
-      prepare().catch((e: unknown) => log.warn({ err: String(e) }, "cannot prepare the stats of new pods"));
+      prepare().catch((e: unknown) => {
+        if (!options.signal.aborted) log.warn({ err: String(e) }, "cannot prepare the stats of new pods");
+      });
     }, 100);
     prepareTimer.unref();
   };

@@ -45,14 +45,14 @@ export type PollEvent =
 /**
  * Runs inside the worker. It is serialised with `Function.prototype.toString` and evaluated in a
  * fresh CommonJS context (see fd-poller.ts for why), so it must not reference anything outside
- * its own body: everything it needs comes from `workerData`.
+ * its own body: everything it needs comes from `workerData`, and modules through `load`, the
+ * context's `require` passed in. (A bare `require` here would be rewritten by a bundler into a
+ * helper of the bundle, which the worker's context does not have.)
  */
-export function pollWorkerMain(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports -- an eval worker is CommonJS and cannot import. */
-  const threads = require("node:worker_threads") as typeof WorkerThreads;
+export function pollWorkerMain(load: (id: string) => unknown): void {
+  const threads = load("node:worker_threads") as typeof WorkerThreads;
   const init = threads.workerData as PollWorkerInit;
-  const koffi = require(init.koffiPath) as typeof Koffi;
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  const koffi = load(init.koffiPath) as typeof Koffi;
   const out = threads.parentPort;
   if (out === null) return;
   const lib = koffi.load("libc.so.6");
