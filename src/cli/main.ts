@@ -2,16 +2,26 @@
  * The `evictd` command line: parses argv, dispatches to lazily imported commands, and is the one
  * error boundary of the binary (input problems → exit 2 with one line each; bugs → exit 1).
  */
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatIssue } from "../core/issues.js";
 import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
 import type { WatchCliOptions } from "./commands/watch.js";
+import { packageVersion } from "./package-version.js";
+
+/** `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo). */
+function parseSeconds(text: string): number {
+  const seconds = Number(text);
+  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
+    throw new InvalidArgumentError("expected a positive number of seconds, e.g. 30 or 2.5");
+  return seconds;
+}
 
 function program(): Command {
   const cmd = new Command("evictd")
     .description("The kubelet's node-pressure eviction manager: replay, explain and enforce.")
+    .version(packageVersion(), "-V, --version", "print evictd's version")
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
@@ -42,7 +52,7 @@ function program(): Command {
   cmd
     .command("demo")
     .description("A small node with a few pods, live: memory and local-storage evictions, then a summary")
-    .option("--seconds <n>", "how long the demo runs", (v) => Number(v), 45)
+    .option("--seconds <n>", "how long the demo runs (a positive number)", parseSeconds, 45)
     .action(async (opts: { seconds: number }) => {
       const { demoCommand } = await import("./commands/demo.js");
       process.exitCode = await demoCommand(opts);

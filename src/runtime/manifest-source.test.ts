@@ -1,6 +1,6 @@
 /** The manifest directory source on a real temp directory: added, changed and removed by UID, errors exposed, bounded waits. */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -11,6 +11,7 @@ import {
   type ManifestFileError,
 } from "./manifest-source.js";
 import type { RunnablePod } from "./runnable-pod.js";
+import { MAX_ISSUE_MESSAGE, MAX_MANIFEST_BYTES } from "./read-manifest-file.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -205,5 +206,74 @@ describe("scanManifestDir", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("scanManifestDir: files that are not the directory's pods", () => {
+  const messages = (errors: readonly ManifestFileError[], file: string): string[] =>
+    errors.filter((e) => e.file === file).flatMap((e) => e.issues.map((i) => i.message));
+
+  test("a symbolic link out of the directory is refused unread; one within it is followed", async () => {
+    const dir = await tempDir();
+    const outside = await tempDir();
+    const secret = join(outside, "secret.yaml");
+    await writeFile(secret, "password: hunter2-not-a-pod\n");
+    await symlink(secret, join(dir, "stolen.yaml"));
+    await writeFile(join(dir, "web.yaml"), pod("web"));
+    await symlink(join(dir, "web.yaml"), join(dir, "alias.yml"));
+    const { scan } = await scanManifestDir(dir);
+    const refused = messages(scan.errors, join(dir, "stolen.yaml"));
+    assert.equal(refused.length, 1);
+    assert.match(
+      refused[0] ?? "",
+      /symbolic link to .*secret\.yaml, outside the manifest directory: not read/,
+    );
+    assert.doesNotMatch(JSON.stringify(scan.errors), /hunter2/, "the target's content appears nowhere");
+    // The link within the directory names the same pod as web.yaml: one pod, the alias is a duplicate.
+    assert.deepEqual(
+      [...scan.pods.values()].map((p) => p.name),
+      ["web"],
+    );
+  });
+
+  test("a file larger than a Pod may be is not read; a long non-YAML line is named, not quoted whole", async () => {
+    const dir = await tempDir();
+    const big = join(dir, "big.yaml");
+    await writeFile(big, Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x61));
+    const line = join(dir, "line.yaml");
+    await writeFile(line, `{${"x".repeat(200_000)}`);
+    const { scan } = await scanManifestDir(dir);
+    assert.match(messages(scan.errors, big)[0] ?? "", /more than a Pod manifest may be .*: not read/);
+    const lineMessages = messages(scan.errors, line);
+    assert.ok(lineMessages.length > 0, "the broken file is an error");
+    for (const m of [...messages(scan.errors, big), ...lineMessages])
+      assert.ok(m.length <= MAX_ISSUE_MESSAGE + 40, `bounded message (${m.length} characters)`);
+  });
+
+  test("two files with one pod name: the running pod is left alone, the other file is an error", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "web.yaml"), pod("web", "sleep"));
+    const first = await scanManifestDir(dir);
+    const running = [...first.scan.pods.values()];
+    assert.equal(running.length, 1);
+    // A second manifest for default/web that sorts first (a copy left by an editor, a typo).
+    await writeFile(join(dir, "a-web-copy.yaml"), pod("web", "echo"));
+    const again = await scanManifestDir(dir, first.files);
+    assert.deepEqual(
+      [...again.scan.pods.values()],
+      running,
+      "the pod defined first keeps running, unchanged",
+    );
+    const [message] = messages(again.scan.errors, join(dir, "a-web-copy.yaml"));
+    assert.match(
+      message ?? "",
+      /pod default\/web is already defined in .*web\.yaml: ignored here \(the running pod is left alone\)/,
+    );
+    // With no pod running yet, the first file in name order defines it.
+    const fresh = await scanManifestDir(dir);
+    assert.deepEqual(
+      [...fresh.scan.pods.values()].map((p) => p.containers[0]?.command?.[0]),
+      ["echo"],
+    );
   });
 });

@@ -5,8 +5,8 @@
  * error the daemon can log and expose, never a crash.
  */
 import { watch, type FSWatcher } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { dirname, extname, join } from "node:path";
 import type { Issue } from "../core/issues.js";
 import type { LoggerPort } from "../app/ports.js";
 import { describeReadError } from "../formats/structured-file.js";
@@ -80,6 +80,36 @@ async function fileStamp(file: string): Promise<string | undefined> {
   }
 }
 
+async function realpathOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The refusal of a manifest that is a symbolic link leading out of the manifest directory, or
+ * undefined when `file` is not such a link. Such a link could make the daemon read (and print in its
+ * errors) any file root can read; a link within the directory is followed.
+ */
+async function linkOutside(file: string, realDir: string | undefined): Promise<Issue | undefined> {
+  try {
+    if (!(await lstat(file)).isSymbolicLink()) return undefined;
+  } catch {
+    return undefined; // Gone meanwhile: reading it says so.
+  }
+  const target = await realpathOrUndefined(file);
+  if (target !== undefined && realDir !== undefined && dirname(target) === realDir) return undefined;
+  return {
+    severity: "error",
+    path: "",
+    code: "symlink-outside",
+    message: `a symbolic link ${target === undefined ? "that leads nowhere" : `to ${target}`}, outside the manifest directory: not read (copy the manifest into the directory instead)`,
+    file,
+  };
+}
+
 /**
  * Reads the directory once. `previous` holds each file's last good pods: while a file has errors,
  * pods it held before and no longer decodes are kept (a half-saved edit must not kill a running
@@ -108,22 +138,65 @@ export async function scanManifestDir(
     };
     return { scan: { pods: new Map(), errors: [{ file: dir, issues: [issue] }] }, files };
   }
-  const pods = new Map<string, RunnablePod>();
-  const owner = new Map<string, string>();
+  // Pass 1: each file's pods (unchanged files are not parsed again).
+  const read: {
+    file: string;
+    stamp: string | undefined;
+    result: ManifestFileResult;
+    pods: RunnablePod[];
+    issues: Issue[];
+  }[] = [];
+  const realDir = await realpathOrUndefined(dir);
   for (const name of names) {
     const file = join(dir, name);
-    const stamp = await fileStamp(file);
+    const outside = await linkOutside(file, realDir);
+    const stamp = outside === undefined ? await fileStamp(file) : undefined;
     const before = previous.get(file);
-    const read = stamp !== undefined && before?.stamp === stamp ? before.read : await readManifestFile(file);
-    const issues = [...read.issues];
-    let filePods = [...read.pods];
+    const result: ManifestFileResult =
+      outside !== undefined
+        ? { file, pods: [], issues: [outside] }
+        : stamp !== undefined && before?.stamp === stamp
+          ? before.read
+          : await readManifestFile(file);
+    const issues = [...result.issues];
+    let filePods = [...result.pods];
     if (issues.some((i) => i.severity === "error")) {
-      const kept = (previous.get(file)?.pods ?? []).filter((old) => !filePods.some((p) => p.uid === old.uid));
+      const kept = (before?.pods ?? []).filter((old) => !filePods.some((p) => p.uid === old.uid));
       filePods = [...filePods, ...kept];
     }
+    read.push({ file, stamp, result, pods: filePods, issues });
+  }
+  // Pass 2: one pod per namespace/name (derived UIDs are made from it). A pod defined twice keeps
+  // the file it runs from (the last scan's); a new one goes to the first file in name order. The
+  // other file gets an error and its definition is ignored: a second manifest never replaces a
+  // running pod.
+  const ranFrom = new Map<string, string>();
+  for (const [file, state] of previous) for (const pod of state.pods) ranFrom.set(pod.key, file);
+  const byKey = new Map<string, { file: string; pod: RunnablePod }>();
+  for (const { file, pods: filePods } of read) {
+    for (const pod of filePods) {
+      const held = byKey.get(pod.key);
+      if (held === undefined || (held.file !== ranFrom.get(pod.key) && file === ranFrom.get(pod.key)))
+        byKey.set(pod.key, { file, pod });
+    }
+  }
+  const pods = new Map<string, RunnablePod>();
+  const owner = new Map<string, string>();
+  for (const { file, stamp, result, pods: filePods, issues } of read) {
     const accepted: RunnablePod[] = [];
     for (const pod of filePods) {
       const first = owner.get(pod.uid);
+      const keyHolder = byKey.get(pod.key);
+      if (keyHolder !== undefined && keyHolder.pod !== pod) {
+        issues.push({
+          severity: "error",
+          path: "",
+          code: "duplicate-pod",
+          message: `pod ${pod.key} is already defined in ${keyHolder.file}: ignored here (${ranFrom.get(pod.key) === keyHolder.file ? "the running pod is left alone" : "the first file in name order defines it"}); rename one of them`,
+          file,
+        });
+        continue;
+      }
       if (first !== undefined) {
         issues.push({
           severity: "error",
@@ -139,7 +212,7 @@ export async function scanManifestDir(
       accepted.push(pod);
     }
     // Only pods that decoded count as "last good" for the next scan.
-    files.set(file, { pods: accepted, issues, read, stamp });
+    files.set(file, { pods: accepted, issues, read: result, stamp });
     if (issues.length > 0) errors.push({ file, issues });
   }
   return { scan: { pods, errors }, files };

@@ -2,6 +2,7 @@
  * One file of the manifest directory to Pods: YAML or JSON, one Pod, a `---`-separated stream of
  * them, or a PodList; every problem an issue naming the file and, where known, the line.
  */
+import { stat } from "node:fs/promises";
 import { LineCounter, isScalar, parseAllDocuments, type Document, type Tags } from "yaml";
 import { IssueList, pathIndex, pathKey, type Issue } from "../core/issues.js";
 import { decodePod } from "../core/pod/decode-pod.js";
@@ -166,9 +167,41 @@ export function parseManifestText(text: string, file: string): ManifestFileResul
   return { file, pods, issues };
 }
 
+/**
+ * The largest manifest file read: the API server's limit on one object in etcd (1.5 MiB). Anything
+ * larger is not a Pod manifest (a log, an archive dropped in the wrong directory) and is not read.
+ */
+export const MAX_MANIFEST_BYTES = 1536 * 1024;
+
+/**
+ * The longest issue message kept. A parser quotes the offending line, and a file that is not YAML
+ * may be one 10 MB line: the message names the file and the problem, it does not carry the file.
+ */
+export const MAX_ISSUE_MESSAGE = 400;
+
+function boundedIssue(issue: Issue): Issue {
+  if (issue.message.length <= MAX_ISSUE_MESSAGE) return issue;
+  const cut = issue.message.length - MAX_ISSUE_MESSAGE;
+  return { ...issue, message: `${issue.message.slice(0, MAX_ISSUE_MESSAGE)}… (${cut} more characters)` };
+}
+
 /** Reads and decodes one manifest file; never throws for bad input or an unreadable file. */
 export async function readManifestFile(file: string): Promise<ManifestFileResult> {
+  try {
+    const { size } = await stat(file);
+    if (size > MAX_MANIFEST_BYTES) {
+      const message = `the file is ${size} bytes, more than a Pod manifest may be (${MAX_MANIFEST_BYTES} bytes, the API server's object limit): not read`;
+      return {
+        file,
+        pods: [],
+        issues: [{ severity: "error", path: "", code: "file-too-large", message, file }],
+      };
+    }
+  } catch {
+    // readTextFile says why it cannot be read.
+  }
   const read = await readTextFile(file, "");
-  if (!read.ok) return { file, pods: [], issues: read.issues };
-  return parseManifestText(read.text, file);
+  if (!read.ok) return { file, pods: [], issues: read.issues.map(boundedIssue) };
+  const result = parseManifestText(read.text, file);
+  return { ...result, issues: result.issues.map(boundedIssue) };
 }

@@ -105,8 +105,8 @@ describe("kubelet metrics", () => {
     m.observeSync(
       report({
         statsAge: [
-          { signal: "memory.available", seconds: 0.2 },
-          { signal: "memory.available", seconds: 3 },
+          { signal: "memory.available", seconds: 0.2, time: 0 },
+          { signal: "memory.available", seconds: 3, time: 0 },
         ],
       }),
       [],
@@ -267,5 +267,33 @@ describe("evictd metrics", () => {
     assert.ok((await a.render()).includes('kubelet_evictions{eviction_signal="memory.available"} 1'));
     assert.ok(!(await b.render()).includes("kubelet_evictions{"));
     assert.deepEqual(globalRegistry.getMetricsAsArray(), []);
+  });
+
+  test("kubelet_eviction_stats_age_seconds in a daemon: the age when observed, never negative for a fresh read", async () => {
+    // The run's now (the wake) came before the read, so the engine's age is negative; the daemon
+    // observes after deciding, 4 ms after the figures were read, as upstream's time.Since does.
+    const m = new DaemonMetrics();
+    const readAt = 1_000_000;
+    m.observeSync(
+      report({ statsAge: [{ signal: "memory.available", seconds: -0.003, time: readAt }] }),
+      [],
+      readAt + 4,
+    );
+    // And figures reused for 1.85 s are 1.85 s old, whatever the run's now.
+    m.observeSync(
+      report({ statsAge: [{ signal: "memory.available", seconds: 0, time: readAt }] }),
+      [],
+      readAt + 1850,
+    );
+    const text = lines(await m.render());
+    assert.ok(
+      text.includes('kubelet_eviction_stats_age_seconds_sum{eviction_signal="memory.available"} 1.854'),
+      text.join("\n"),
+    );
+    assert.ok(
+      text.includes(
+        'kubelet_eviction_stats_age_seconds_bucket{le="0.005",eviction_signal="memory.available"} 1',
+      ),
+    );
   });
 });

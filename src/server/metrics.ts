@@ -45,6 +45,7 @@ export const METRIC_NAMES = {
   nodeCondition: "evictd_node_condition",
   pods: "evictd_pods",
   reaction: "evictd_eviction_reaction_seconds",
+  manifestErrors: "evictd_manifest_files_with_errors",
 } as const;
 
 const graceLabel = formatDurationMs;
@@ -62,6 +63,7 @@ export class DaemonMetrics {
   private readonly threshold: Gauge<"signal" | "type" | "grace_period">;
   private readonly condition: Gauge<"condition">;
   private readonly pods: Gauge<"phase">;
+  private readonly manifestErrors: Gauge;
 
   constructor() {
     this.registry = new Registry();
@@ -117,19 +119,31 @@ export class DaemonMetrics {
       buckets: [...REACTION_BUCKETS],
       registers,
     });
+    this.manifestErrors = new Gauge({
+      name: METRIC_NAMES.manifestErrors,
+      help: "Files in the manifest directory with errors as of its last scan (the files and errors are in /status).",
+      registers,
+    });
+    this.manifestErrors.set(0);
     for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);
     for (const phase of POD_PHASES) this.pods.set({ phase }, 0);
   }
 
   /**
-   * Takes in one synchronize: stats ages (as upstream observes them in an acting run), the signal
+   * Takes in one synchronize: stats ages (as upstream observes them in an acting run, at
+   * `observedAt` when given), the signal
    * gauges, the thresholds resolved against this run's capacities, and the node conditions.
    * Evictions are not counted here: upstream counts an eviction once evictPod returns, so the daemon
    * calls `recordEviction` after the kill. A run whose stats could not be read keeps the last values.
    */
-  observeSync(report: SyncReport, thresholds: readonly Threshold[]): void {
-    for (const { signal, seconds } of report.statsAge)
-      this.statsAge.observe({ eviction_signal: signal }, seconds);
+  observeSync(report: SyncReport, thresholds: readonly Threshold[], observedAt?: number): void {
+    // Upstream observes time.Since(the figures' time) in synchronize, after its read; the engine's
+    // `seconds` are against the run's `now`, taken before the read (negative for a fresh read).
+    for (const { signal, seconds, time } of report.statsAge)
+      this.statsAge.observe(
+        { eviction_signal: signal },
+        observedAt === undefined ? seconds : (observedAt - time) / 1000,
+      );
     for (const c of NODE_CONDITIONS)
       this.condition.set({ condition: c }, report.conditions.includes(c) ? 1 : 0);
     if (report.statsUnavailable) return;
@@ -170,6 +184,11 @@ export class DaemonMetrics {
     for (const p of pods) counts.set(p.phase, (counts.get(p.phase) ?? 0) + 1);
     this.pods.reset();
     for (const [phase, n] of counts) this.pods.set({ phase }, n);
+  }
+
+  /** The number of manifest files with errors, as of the last scan. */
+  setManifestErrors(files: number): void {
+    this.manifestErrors.set(files);
   }
 
   /** The registry in Prometheus text format. */

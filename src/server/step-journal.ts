@@ -34,7 +34,7 @@ export class StepJournal {
 
   record(step: LoopStep): void {
     const { metrics, log } = this.o;
-    metrics.observeSync(step.report, this.o.thresholds);
+    metrics.observeSync(step.report, this.o.thresholds, step.decidedAt);
     for (const e of step.evictions) {
       const reactionMs = e.reactionMs;
       metrics.recordEviction(e.eviction.signal, reactionMs === undefined ? undefined : reactionMs / 1000);

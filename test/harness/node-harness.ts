@@ -184,6 +184,10 @@ export interface NodeFileOptions {
   readonly flags?: readonly string[];
   readonly housekeepingInterval?: string;
   readonly notifications?: boolean;
+  /** Defaults: an ephemeral loopback port, and the node's own state and manifest directories. */
+  readonly listen?: string;
+  readonly stateDir?: string;
+  readonly manifestDir?: string;
 }
 
 /** A throwaway node: temp dir, unique name, node file, state and manifest dirs; {@link cleanup} removes all of it. */
@@ -252,12 +256,12 @@ export class TestNode {
       capacity: o.capacity,
       ...(o.systemReserved !== undefined ? { systemReserved: o.systemReserved } : {}),
       ...(o.kubeReserved !== undefined ? { kubeReserved: o.kubeReserved } : {}),
-      stateDir: this.stateDir,
-      manifestDir: this.manifestDir,
+      stateDir: o.stateDir ?? this.stateDir,
+      manifestDir: o.manifestDir ?? this.manifestDir,
       config: o.config,
       ...(o.flags !== undefined ? { flags: o.flags } : {}),
       housekeepingInterval: o.housekeepingInterval ?? "1s",
-      listen: "127.0.0.1:0",
+      listen: o.listen ?? "127.0.0.1:0",
       ...(o.notifications !== undefined ? { notifications: o.notifications } : {}),
     };
     // JSON is YAML.

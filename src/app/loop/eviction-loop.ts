@@ -72,6 +72,8 @@ export interface LoopStep {
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcome[];
   readonly state: EngineState;
+  /** The clock when the engine had decided (before the kills): when its observations were taken in. */
+  readonly decidedAt: number;
   readonly timings?: StepTimings;
 }
 
@@ -182,6 +184,7 @@ export class EvictionLoop {
       report = result.report;
     }
     const t2 = clock.elapsed?.();
+    const decidedAt = clock.now();
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
     const t3 = clock.elapsed?.();
@@ -208,6 +211,7 @@ export class EvictionLoop {
       report,
       evictions,
       state: this.state,
+      decidedAt,
       ...(t0 !== undefined && t1 !== undefined && t2 !== undefined && t3 !== undefined
         ? { timings: { readMs: t1 - t0, decideMs: t2 - t1, killMs: t3 - t2 } }
         : {}),

@@ -3,6 +3,7 @@
  * report, every pod with its status, and the current eviction ranking with reasons. The HTTP
  * endpoints (/status, /metrics, /stats/summary) render it; nothing in them reads the system.
  */
+import type { Issue } from "../../core/issues.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import type { EvictionConfig, NodeCondition, Pod, Signal } from "../../core/model.js";
 import type { RankExplanation } from "../../core/rank/explain-ranking.js";
@@ -61,4 +62,24 @@ export interface DaemonSnapshot {
   readonly evictions: readonly EvictionRecord[];
   /** Evictions counted per `kubelet_evictions` label. */
   readonly evictionCounts: Readonly<Record<string, number>>;
+  /** Manifest files with problems as of the last scan of the manifest directory (absent: not scanned). */
+  readonly manifestErrors?: readonly ManifestProblem[];
+}
+
+/** One manifest file with problems: its errors and warnings, each one line. */
+export interface ManifestProblem {
+  readonly file: string;
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+/** A file's issues as one line each (`line L: path: message`), errors apart from warnings. */
+export function manifestProblem(file: string, issues: readonly Issue[]): ManifestProblem {
+  const line = (i: Issue): string =>
+    `${i.line !== undefined ? `line ${i.line}: ` : ""}${i.path !== "" ? `${i.path}: ` : ""}${i.message}`;
+  return {
+    file,
+    errors: issues.filter((i) => i.severity === "error").map(line),
+    warnings: issues.filter((i) => i.severity !== "error").map(line),
+  };
 }

@@ -3,7 +3,7 @@
  * its thresholds ("met", "met, grace 30s left", "ok"), the pods, who goes next and why, and the
  * latest evictions. Built from a DaemonSnapshot alone, so it is plain data in, plain data out.
  */
-import type { DaemonSnapshot, EvictionRecord, PodStatusView } from "./snapshot.js";
+import type { DaemonSnapshot, EvictionRecord, ManifestProblem, PodStatusView } from "./snapshot.js";
 import { formatThresholdValue } from "../replay/records.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import { formatDurationMs } from "../../core/time/duration.js";
@@ -72,6 +72,8 @@ export interface StatusView {
   readonly recentEvictions: readonly Record<string, unknown>[];
   /** Evictions since start, per `kubelet_evictions` label. */
   readonly evictionCounts: Readonly<Record<string, number>>;
+  /** Manifest files that define no pod or only some of theirs, and why (empty when all are good). */
+  readonly manifestErrors: readonly ManifestProblem[];
 }
 
 const msToDuration = formatDurationMs;
@@ -218,5 +220,6 @@ export function buildStatusView(s: DaemonSnapshot): StatusView {
           },
     recentEvictions: s.evictions.slice(-RECENT_EVICTIONS).reverse().map(evictionView),
     evictionCounts: s.evictionCounts,
+    manifestErrors: s.manifestErrors ?? [],
   };
 }

@@ -12,6 +12,7 @@ import type { LoggerPort } from "../../app/ports.js";
 import { runDaemon } from "./run.js";
 import { EXIT } from "../../errors.js";
 import { stopOnSignals } from "../stop-on-signals.js";
+import { onReaderGone } from "../output/broken-pipe.js";
 
 const NODE_FILE = `# The demo node: 640Mi of memory, evict when less than 160Mi is available.
 name: demo
@@ -107,9 +108,18 @@ function humanLogger(out: (line: string) => void): LoggerPort & { evictions: str
 }
 
 export async function demoCommand(opts: { seconds: number }): Promise<number> {
-  const out = (line: string): void => void process.stdout.write(line + "\n");
+  // Once the reader of stdout is gone (`evictd demo | head -3`, or `| tee log` stopped with
+  // Ctrl-C), there is nobody to show the demo to: it stops and cleans up, silently.
+  let readerGone = false;
+  const out = (line: string): void => {
+    if (!readerGone) process.stdout.write(line + "\n");
+  };
   const dir = mkdtempSync(join(tmpdir(), "evictd-demo-"));
   const stop = stopOnSignals(() => out(`${stamp()}  interrupted: stopping and cleaning up`));
+  onReaderGone(process.stdout, () => {
+    readerGone = true;
+    stop.controller.abort();
+  });
   const timer = setTimeout(() => stop.controller.abort(), opts.seconds * 1000);
   const log = humanLogger(out);
   let url: string | undefined;

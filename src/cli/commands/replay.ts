@@ -12,6 +12,7 @@ import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
 import { HeldOutput } from "../output/held-output.js";
+import { isBrokenPipe, onReaderGone } from "../output/broken-pipe.js";
 
 export async function replayCommand(source: string, opts: { output?: string }): Promise<number> {
   const output = opts.output ?? (process.stdout.isTTY ? "table" : "jsonl");
@@ -63,7 +64,14 @@ export async function replayCommand(source: string, opts: { output?: string }): 
     table !== undefined
       ? tableHeader(header, plan, count, roster.size)
       : stringify(configRecordOf(header, plan, roster.pods)) + "\n";
-  await sink.writeTo(process.stdout, head);
+  // A reader that stops early (`| head`) ends the output, not the command's success. The listener
+  // stays: the stream reports the failed write again as an event, after the write's callback.
+  onReaderGone(process.stdout, () => undefined);
+  try {
+    await sink.writeTo(process.stdout, head);
+  } catch (error) {
+    if (!isBrokenPipe(error)) throw error;
+  }
   return EXIT.ok;
 }
 

@@ -5,14 +5,14 @@
  * loop until stopped. Decisions come from the pure engine; this file only wires adapters to ports.
  * Logs are JSON lines on stdout (pino); every eviction's `msg` is a one-line human summary.
  */
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import type { LoggerPort, PodsPort, StatsPort, StatsSample } from "../../app/ports.js";
 import { systemClock } from "../system-clock.js";
-import type { DaemonSnapshot } from "../../app/node-view/snapshot.js";
+import { manifestProblem, type DaemonSnapshot, type ManifestProblem } from "../../app/node-view/snapshot.js";
 import { loadNodeSpec } from "../../formats/node-file.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
@@ -26,13 +26,14 @@ import {
   type ActivePodInfo,
   type RawSummaryJson,
 } from "../../linux/node-stats/index.js";
-import { admitPod, rejectedPodStatus } from "../../core/admission.js";
+import { admitPod } from "../../core/admission.js";
+import { fitsNodeResources } from "../../core/resource-fit.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
-import { EXIT } from "../../errors.js";
+import { AdapterError, errnoCode, EXIT } from "../../errors.js";
 import { DaemonMetrics } from "../../server/metrics.js";
-import { startHttpServer } from "../../server/http-server.js";
+import { startHttpServer, type DaemonHttpServer } from "../../server/http-server.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { StepJournal } from "../../server/step-journal.js";
@@ -42,6 +43,8 @@ import { stopOnSignals } from "../stop-on-signals.js";
 const PREPARE_READS = 10;
 /** The pause between two rehearsals. */
 const PREPARE_SPACING_MS = 25;
+/** Problems of one bad manifest file shown in its log line (all of them are in /status). */
+const MANIFEST_LOG_PROBLEMS = 3;
 
 export interface RunOptions {
   readonly nodeFile: string;
@@ -55,13 +58,45 @@ export interface RunOptions {
   readonly onReady?: (info: { url: string; nodeCgroup: string | undefined }) => void;
 }
 
+/**
+ * The node's two directories, checked before anything starts. stateDir is the daemon's own: created
+ * when missing, refused when it is not a writable directory. manifestDir is the operator's: it must
+ * exist (a mistyped path silently created would run no pods and say nothing).
+ */
+function prepareDirectories(spec: { readonly stateDir: string; readonly manifestDir: string }): void {
+  try {
+    mkdirSync(spec.stateDir, { recursive: true });
+    if (!statSync(spec.stateDir).isDirectory())
+      throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    accessSync(spec.stateDir, constants.W_OK | constants.X_OK);
+  } catch (e) {
+    const code = errnoCode(e);
+    throw new AdapterError("state-dir", `cannot use stateDir ${spec.stateDir}: ${code ?? String(e)}`, {
+      hint:
+        code === "EACCES" || code === "EPERM" || code === "EROFS"
+          ? "run as a user that may write there (the daemon needs root for cgroups), or set stateDir in the node file to a writable directory"
+          : "set stateDir in the node file to a directory (it is created when missing)",
+    });
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(spec.manifestDir).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDirectory) {
+    throw new AdapterError("manifest-dir", `manifestDir ${spec.manifestDir} is not a directory`, {
+      hint: `create it (mkdir -p ${spec.manifestDir}) or correct manifestDir in the node file`,
+    });
+  }
+}
+
 /** Runs the daemon until `options.signal` aborts. */
 export async function runDaemon(options: RunOptions): Promise<void> {
   const { logger: log } = options;
   const { spec, warnings } = await loadNodeSpec(options.nodeFile);
   for (const w of warnings) log.warn({ path: w.path, file: w.file }, w.message);
-  mkdirSync(spec.stateDir, { recursive: true });
-  mkdirSync(spec.manifestDir, { recursive: true });
+  prepareDirectories(spec);
 
   const capabilities: string[] = [];
   let driver: CgroupDriver | undefined;
@@ -150,6 +185,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   let lastStep: LoopStep | undefined;
 
+  let manifestErrors: readonly ManifestProblem[] = [];
   const snapshot = (): DaemonSnapshot => {
     const report = lastStep?.report;
     const ranking = currentRanking(report, layout, runtime.activePods(), lastSample?.summary);
@@ -165,6 +201,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
       evictionCounts: journal.evictionCounts,
+      manifestErrors,
     };
   };
 
@@ -215,10 +252,19 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     logger: log,
     listener: {
       added: (pod: RunnablePod) => {
-        const verdict = admitPod(pod, loop.engineState.nodeConditions);
+        // The kubelet's order: the eviction manager's handler, then resource fit.
+        const underPressure = admitPod(pod, loop.engineState.nodeConditions);
+        const verdict = underPressure.admit
+          ? fitsNodeResources(pod, runtime.activePods(), spec.allocatableMemoryBytes)
+          : underPressure;
         const action = verdict.admit
           ? runtime.start(pod)
-          : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
+          : runtime.reject(pod, {
+              phase: "Failed",
+              reason: verdict.reason,
+              message: `Pod was rejected: ${verdict.message}`,
+              conditions: [],
+            });
         if (!verdict.admit)
           log.warn(
             { pod: pod.key, reason: verdict.reason },
@@ -264,30 +310,45 @@ export async function runDaemon(options: RunOptions): Promise<void> {
           );
       },
       errors: (errs) => {
-        for (const e of errs)
-          log.warn({ file: e.file }, `bad pod manifest: ${e.issues.map((i) => i.message).join("; ")}`);
+        manifestErrors = errs.map((e) => manifestProblem(e.file, e.issues));
+        metrics.setManifestErrors(manifestErrors.filter((e) => e.errors.length > 0).length);
+        // Each message is bounded (read-manifest-file.ts); a file with many problems shows the first few.
+        for (const e of manifestErrors) {
+          const problems = [...e.errors, ...e.warnings];
+          const more =
+            problems.length > MANIFEST_LOG_PROBLEMS
+              ? `; … ${problems.length - MANIFEST_LOG_PROBLEMS} more in /status`
+              : "";
+          log.warn(
+            { file: e.file },
+            `bad pod manifest: ${problems.slice(0, MANIFEST_LOG_PROBLEMS).join("; ")}${more}`,
+          );
+        }
       },
     },
   });
 
-  const server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
-  log.info(
-    { url: server.url, node: spec.name, capabilities },
-    `evictd running node ${spec.name}; ${server.url}/status`,
-  );
-  await manifests.start();
-  options.onReady?.({
-    url: server.url,
-    nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
-  });
-
+  let server: DaemonHttpServer | undefined;
   try {
+    // Inside the try: when the address cannot be bound (the port is taken), the daemon does not
+    // linger half-started (wake threads, supervised pods, no loop, no HTTP): it stops as on a
+    // signal and the error ends the command (exit 3, with a hint).
+    server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
+    log.info(
+      { url: server.url, node: spec.name, capabilities },
+      `evictd running node ${spec.name}; ${server.url}/status`,
+    );
+    await manifests.start();
+    options.onReady?.({
+      url: server.url,
+      nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
+    });
     await loop.run(options.signal);
   } finally {
     manifests.stop();
     clearTimeout(prepareTimer);
     await wake.stop();
-    await server.close();
+    await server?.close();
     await collector.diskMeasured();
     collector.close();
     if (options.cleanupOnExit === true) {

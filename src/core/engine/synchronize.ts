@@ -268,7 +268,7 @@ function evictOnePod(
 
   const statsAge = sorted.flatMap((t) => {
     const time = ctx.observations.get(t.signal)?.time;
-    return time === undefined ? [] : [{ signal: t.signal, seconds: (ctx.input.now - time) / 1000 }];
+    return time === undefined ? [] : [{ signal: t.signal, seconds: (ctx.input.now - time) / 1000, time }];
   });
   const resource = SIGNALS[actedOn.signal].resource;
   const refused: Refusal[] = [...report.refused];

@@ -125,8 +125,12 @@ export interface SyncReport {
   readonly refused: readonly Refusal[];
   /** The full eviction order computed in this run (absent when no ranking happened). */
   readonly ranking?: readonly Pod[];
-  /** `kubelet_eviction_stats_age_seconds` observations of this run. */
-  readonly statsAge: readonly { readonly signal: Signal; readonly seconds: number }[];
+  /**
+   * `kubelet_eviction_stats_age_seconds` observations of this run: the age at `now`, and the time
+   * the figures were sampled at (epoch ms), so that a daemon can take their age when it observes
+   * it, as upstream does (`time.Since`): a run's `now` is taken before its read.
+   */
+  readonly statsAge: readonly { readonly signal: Signal; readonly seconds: number; readonly time: number }[];
   /** A node event (`EvictionThresholdMet`), emitted once per acting run. */
   readonly nodeEvent?: { readonly reason: "EvictionThresholdMet"; readonly message: string };
   /** True when memory threshold notifiers should be re-armed from this run's summary. */

@@ -1,0 +1,77 @@
+/**
+ * The command line's own edges, as a user meets them: `--version`, a malformed `demo --seconds`,
+ * and a reader that stops early (`evictd replay … | head -1`).
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { CLI_SKIP, REPO_ROOT, assertNoCrash, runEvictd, stderrLines } from "./evictd-cli.js";
+
+describe("evictd's command line", { skip: CLI_SKIP }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "evictd-cli-basics-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("--version and -V print package.json's version, exit 0", () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    for (const flag of ["--version", "-V"]) {
+      const r = runEvictd([flag]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, `${version}\n`);
+    }
+  });
+
+  test("demo --seconds that is not a positive number is a usage error naming the option and value", () => {
+    for (const value of ["abc", "0", "-5", ""]) {
+      const r = runEvictd(["demo", "--seconds", value]);
+      assert.equal(r.status, 2, `--seconds ${JSON.stringify(value)}: ${r.stdout}${r.stderr}`);
+      assertNoCrash(r);
+      assert.equal(r.stdout, "", "nothing ran");
+      const [line] = stderrLines(r);
+      assert.match(line ?? "", /--seconds/);
+      assert.ok(line?.includes(`'${value}'`), line);
+    }
+  });
+
+  test("replay into a reader that stops after one line ends quietly with exit 0", async () => {
+    // Far more output than a pipe holds (64 KiB), so the writes outlive the reader.
+    const steps = Array.from({ length: 3000 }, (_, i) => ({
+      at: `${i * 10}s`,
+      summary: {
+        node: { memory: { availableBytes: 4294967296 - i * 1048576, workingSetBytes: i * 1048576 } },
+      },
+    }));
+    const scenario = join(dir, "long.yaml");
+    writeFileSync(
+      scenario,
+      JSON.stringify({ config: {}, node: { status: { capacity: { memory: "8Gi" } } }, pods: [], steps }),
+    );
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "bin", "evictd.js"), "replay", scenario, "--output", "jsonl"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    let first = "";
+    await new Promise<void>((resolve) => {
+      child.stdout.setEncoding("utf8").on("data", (s: string) => {
+        first += s;
+        if (first.includes("\n")) {
+          child.stdout.destroy();
+          resolve();
+        }
+      });
+    });
+    const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    assert.match(first, /^\{"type":"config"/);
+    assert.equal(stderr, "");
+    assert.equal(status, 0);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * `evictd demo` whose reader goes away (`evictd demo | head -3`, or `| tee log` stopped with
+ * Ctrl-C): with nobody left to show it to, the demo stops at its next line of output and cleans up
+ * as on Ctrl-C: exit 0, no stack trace, its pods, cgroups and directory gone.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { E2E_SKIP, EVICTD_BIN, ownCgroupDirs } from "../harness/node-harness.js";
+
+/** The demo's node cgroup (node name `demo`) under each hierarchy this process is in. */
+function demoCgroups(): string[] {
+  const own = ownCgroupDirs();
+  return [own.memory, own.pids, own.unified]
+    .filter((d): d is string => d !== undefined)
+    .map((d) => join(d, "evictd-demo"))
+    .filter((d) => existsSync(d));
+}
+
+describe("evictd demo", { skip: E2E_SKIP }, () => {
+  test(
+    "a reader that stops after three lines: the demo stops and cleans up, exit 0",
+    { timeout: 60_000 },
+    async () => {
+      assert.deepEqual(demoCgroups(), [], "no demo node left over before the test");
+      const started = Date.now();
+      const child = spawn(process.execPath, [EVICTD_BIN, "demo", "--seconds", "45"], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+      let seen = "";
+      await new Promise<void>((resolve) => {
+        child.stdout.setEncoding("utf8").on("data", (s: string) => {
+          seen += s;
+          if (seen.split("\n").length > 3) {
+            child.stdout.destroy();
+            resolve();
+          }
+        });
+      });
+      const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const dir = /Files: (\S+)/.exec(seen)?.[1];
+      assert.ok(dir !== undefined, `the first line names the demo's directory: ${seen}`);
+      assert.equal(stderr, "", "nothing on stderr");
+      assert.equal(status, 0);
+      assert.ok(Date.now() - started < 30_000, "stopped long before its 45 s");
+      assert.equal(existsSync(dir), false, `${dir} removed`);
+      assert.deepEqual(
+        demoCgroups(),
+        [],
+        "the demo's node cgroups removed (so no pod process is left in them)",
+      );
+    },
+  );
+});
