@@ -1,4 +1,3 @@
 #!/usr/bin/env node
-// The command line, bundled by scripts/bundle-cli.mjs (see there for why).
-import { main } from "../dist/cli/main.js";
+import { main } from "../dist/src/cli/main.js";
 process.exitCode = await main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 /**
  * evictd's version, from its package.json: the nearest one named "evictd" above this module, which
- * is two levels up in the bundle (dist/cli/) and three from the compiled sources (dist/src/cli/).
+ * is three levels up from the compiled module (dist/src/cli/) and two from the source (src/cli/).
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";

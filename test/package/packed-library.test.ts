@@ -57,16 +57,7 @@ function packageInputs(): string[] {
     .filter((f) => !f.startsWith("!"))
     .map((f) => f.split("/")[0] ?? f)
     .filter((f) => f !== "dist");
-  const inputs = [
-    "package.json",
-    "README.md",
-    "tsconfig.json",
-    "tsconfig.build.json",
-    "src",
-    // prepack bundles the command line with it.
-    "scripts/bundle-cli.mjs",
-    ...shipped,
-  ];
+  const inputs = ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src", ...shipped];
   return [...new Set(inputs)].filter((f) => existsSync(join(REPO_ROOT, f)));
 }
 
@@ -111,7 +102,6 @@ describe("the packed package", { skip: NPM_SKIP }, () => {
       "dist/src/index.js",
       "dist/src/index.d.ts",
       "dist/src/cli/main.js",
-      "dist/cli/main.js",
       "examples/library.mjs",
     ])
       assert.ok(files.includes(required), `${required} missing from the tarball`);
@@ -121,7 +111,7 @@ describe("the packed package", { skip: NPM_SKIP }, () => {
       "compiled tests or test support in the tarball",
     );
     assert.deepEqual(
-      files.filter((f) => !/^(bin|dist\/src|dist\/cli|examples)\/|^(package\.json|README\.md)$/.test(f)),
+      files.filter((f) => !/^(bin|dist\/src|examples)\/|^(package\.json|README\.md)$/.test(f)),
       [],
       "files outside bin/, dist/src/ and examples/",
     );

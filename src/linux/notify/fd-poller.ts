@@ -24,9 +24,9 @@ import type { PollCommand, PollEvent, PollWorkerInit } from "./fd-poll-worker.js
 // interrupted through its own control eventfd instead of a fake event on the watched fd.
 //
 // Why an eval worker: under a TypeScript loader (tsx) a worker file `.ts` is not loaded on Node 20
-// (loader hooks do not reach workers), and dist/ and the bundle (dist/cli) have `.js` files in
-// different places; serialising one function works for all three. It is handed the context's
-// `require`; loaders that wrap functions in esbuild's `__name` helper get a no-op shim.
+// (loader hooks do not reach workers), and dist/ has `.js`; serialising one function works for
+// both. It is handed the context's `require` (a bundler would rewrite a bare one into a helper the
+// worker does not have); loaders that wrap functions in esbuild's `__name` helper get a no-op shim.
 const WORKER_SOURCE = `const __name = (target) => target;\n(${pollWorkerMain.toString()})(require);\n`;
 
 /** What to watch and whom to tell. */
