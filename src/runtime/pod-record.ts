@@ -98,6 +98,8 @@ export interface PodRecord {
   writes: Promise<void>;
   /** A write is queued and not started yet: it will carry the latest state. */
   writeQueued: boolean;
+  /** The last status write failed; it is being tried again. */
+  writeFailing: boolean;
 }
 
 function newContainer(spec: Container, kind: ContainerKind): ContainerRecord {
@@ -148,6 +150,7 @@ export function newPodRecord(pod: RunnablePod, stateDir: string, qos: QosClass):
     kill: undefined,
     writes: Promise.resolve(),
     writeQueued: false,
+    writeFailing: false,
   };
 }
 

@@ -68,6 +68,8 @@ export interface ContainerProcesses {
 
 /** Bounded wait for the exit reports of our own children once their processes are gone. */
 const EXIT_REPORT_WAIT_MS = 1000;
+/** How often a status write that failed is tried again. */
+const STATUS_RETRY_MS = 1000;
 
 /** Runs pods as processes; see the module comment. */
 export class ProcessPodRuntime implements PodsPort {
@@ -150,6 +152,11 @@ export class ProcessPodRuntime implements PodsPort {
   status(uid: string): PodStatusView | undefined {
     const record = this.#pods.get(uid);
     return record === undefined ? undefined : toStatusView(record);
+  }
+
+  /** Every pod the runtime knows (running, completed, evicted, rejected, being killed). */
+  knownPods(): RunnablePod[] {
+    return [...this.#pods.values()].map((r) => r.pod);
   }
 
   /** Pods that are running or will run again: not terminated, not being killed. */
@@ -684,7 +691,12 @@ export class ProcessPodRuntime implements PodsPort {
     record.conditions = upsertConditions(record.conditions, status.conditions ?? []);
   }
 
-  /** Queues a status write (coalesced: one pending write carries the latest state). */
+  /**
+   * Queues a status write (coalesced: one pending write carries the latest state). A write that
+   * fails (the state filesystem full) is tried again every {@link STATUS_RETRY_MS} until it succeeds:
+   * the file must come to say what happened (an evicted pod's says Failed), or a restart would
+   * bring back a pod the daemon already stopped.
+   */
   #persist(record: PodRecord): void {
     if (record.writeQueued) return;
     record.writeQueued = true;
@@ -692,9 +704,23 @@ export class ProcessPodRuntime implements PodsPort {
       record.writeQueued = false;
       try {
         await writeFileAtomic(record.paths.statusFile, encodeStatus(toPersisted(record)));
+        if (record.writeFailing) {
+          record.writeFailing = false;
+          this.#logger.info(
+            { pod: record.pod.key, file: record.paths.statusFile },
+            "pod status written again",
+          );
+        }
       } catch (error) {
-        const fields = { pod: record.pod.key, file: record.paths.statusFile, error: String(error) };
-        this.#logger.error(fields, "cannot write the pod status");
+        if (!record.writeFailing) {
+          const fields = { pod: record.pod.key, file: record.paths.statusFile, error: String(error) };
+          this.#logger.error(fields, `cannot write the pod status: trying again every ${STATUS_RETRY_MS} ms`);
+        }
+        record.writeFailing = true;
+        const retry = setTimeout(() => {
+          if (this.#pods.get(record.pod.uid) === record) this.#persist(record);
+        }, STATUS_RETRY_MS);
+        retry.unref();
       }
     });
   }

@@ -107,22 +107,37 @@ export function decodeStatus(text: string): PersistedPodStatus | string {
 
 let sequence = 0;
 
-/** Writes `file` atomically: a temp file beside it, fsync, rename over. */
+/** The prefix of the temp files {@link writeFileAtomic} writes beside `file`. */
+export function tempFilePrefix(file: string): string {
+  return `${file}.tmp-`;
+}
+
+/**
+ * Writes `file` atomically: a temp file beside it, fsync, rename over, fsync of the directory (so
+ * the rename itself survives a crash). On any failure (ENOSPC at any byte, EIO) the temp file is
+ * removed and `file` is as it was: the old content or the new, never part of either.
+ */
 export async function writeFileAtomic(file: string, data: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}-${++sequence}`;
-  const handle = await open(temp, "w", 0o644);
+  const temp = `${tempFilePrefix(file)}${process.pid}-${++sequence}`;
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(temp, "w", 0o644);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  const dir = await open(dirname(file), "r");
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
   }
 }
 
@@ -150,6 +165,10 @@ export async function readStatusFiles(
   }
   for (const dir of dirs) {
     const file = join(podsRoot, dir, "status.json");
+    // Temp files a crash left mid-write: the status file itself is whole (old or new).
+    const temps = await readdir(join(podsRoot, dir)).catch(() => [] as string[]);
+    for (const name of temps)
+      if (name.startsWith("status.json.tmp-")) await rm(join(podsRoot, dir, name), { force: true });
     let text: string;
     try {
       text = await readFile(file, "utf8");

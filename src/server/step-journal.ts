@@ -27,6 +27,8 @@ export class StepJournal {
   readonly evictions: EvictionRecord[] = [];
   readonly evictionCounts: Record<string, number> = {};
   private readonly o: StepJournalOptions;
+  /** The last append failed, perhaps part-way. */
+  #torn = false;
 
   constructor(options: StepJournalOptions) {
     this.o = options;
@@ -66,10 +68,18 @@ export class StepJournal {
       );
     }
     if (this.o.decisionLog !== undefined) {
+      // After a failed append (ENOSPC) part of a record may be in the file: the next record starts
+      // on a line of its own, so the torn one stays one invalid line that readers skip, and is not
+      // joined to a good one.
+      const line = JSON.stringify(daemonStepRecord(step, this.o.startedAt)) + "\n";
       try {
-        appendFileSync(this.o.decisionLog, JSON.stringify(daemonStepRecord(step, this.o.startedAt)) + "\n");
+        appendFileSync(this.o.decisionLog, this.#torn ? `\n${line}` : line);
+        if (this.#torn) log.info({ file: this.o.decisionLog }, "appending to the decision log again");
+        this.#torn = false;
       } catch (e) {
-        log.warn({ err: String(e), file: this.o.decisionLog }, "cannot append to the decision log");
+        if (!this.#torn)
+          log.warn({ err: String(e), file: this.o.decisionLog }, "cannot append to the decision log");
+        this.#torn = true;
       }
     }
   }

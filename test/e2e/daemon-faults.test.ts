@@ -4,11 +4,22 @@
  * created behind it.
  */
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { Daemon, E2E_SKIP, TestNode, IDLE, podManifest, podStatus } from "../harness/node-harness.js";
+import {
+  Daemon,
+  E2E_SKIP,
+  TestNode,
+  IDLE,
+  evicted,
+  leakMemory,
+  podManifest,
+  podStatus,
+  sleep,
+  waitUntil,
+} from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
 after(async () => {
@@ -53,6 +64,16 @@ function assertRefusal(stderr: string, what: RegExp, hint: RegExp): void {
 }
 
 const CAPACITY = { memory: "256Mi", pids: 256 };
+
+/** Whether `pid` is a live process (a zombie, dead but not yet reaped, is not). */
+function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
 
 describe("evictd run: environment refusals", { skip: E2E_SKIP }, () => {
   test("listen port already taken: exit 3 with a hint, no pod started", async () => {
@@ -134,4 +155,214 @@ describe("evictd run: admission of an absurd request", { skip: E2E_SKIP }, () =>
     assert.ok(!daemon.lines.some((l) => l.msg === "container started" && l["pod"] === "default/huge"));
     await daemon.stop();
   });
+});
+
+/** Every `<stateDir>/pods/<dir>/…` file name, and each pod's status file by pod key. */
+function stateFiles(stateDir: string): {
+  names: string[];
+  statusOf: (key: string) => Record<string, unknown> | undefined;
+} {
+  const root = join(stateDir, "pods");
+  const dirs = existsSync(root) ? readdirSync(root) : [];
+  const names = dirs.flatMap((d) => readdirSync(join(root, d)).map((n) => join(d, n)));
+  return {
+    names,
+    statusOf: (key) => {
+      for (const d of dirs) {
+        const file = join(root, d, "status.json");
+        if (!existsSync(file)) continue;
+        const status = JSON.parse(readFileSync(file, "utf8")) as {
+          pod?: { namespace?: string; name?: string };
+        };
+        if (`${status.pod?.namespace}/${status.pod?.name}` === key) return status;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Fills the filesystem of `dir` with one file until ENOSPC; returns the file. */
+function fillFilesystem(dir: string): string {
+  const filler = join(dir, "filler");
+  for (const chunk of [1 << 20, 1 << 12, 1]) {
+    const block = Buffer.alloc(chunk, 0x61);
+    for (;;) {
+      try {
+        appendFileSync(filler, block);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOSPC") break;
+        throw e;
+      }
+    }
+  }
+  return filler;
+}
+
+describe(
+  "evictd run: the state filesystem full, then space again, then a restart",
+  { skip: E2E_SKIP },
+  () => {
+    test(
+      "no torn record joins another, no temp file stays, the evicted pod's status is written once space returns and a restart keeps it evicted",
+      { timeout: 60_000 },
+      async () => {
+        const node = await newNode("statefull");
+        node.mountTmpfs(node.stateDir, "size=16m");
+        await node.writeNodeFile({
+          capacity: { memory: "512Mi" },
+          config: { evictionHard: { "memory.available": "150Mi" } },
+        });
+        await node.addPod(
+          podManifest({
+            name: "steady",
+            containers: [{ name: "idle", command: IDLE, requests: { memory: "8Mi" } }],
+          }),
+        );
+        // Starts leaking after 2 s, once the state filesystem is full.
+        await node.addPod(
+          podManifest({
+            name: "leaker",
+            containers: [
+              {
+                name: "leak",
+                command: ["/bin/sh", "-c", 'sleep 2; exec "$@"', "sh", ...leakMemory(8, 100)],
+                requests: { memory: "32Mi" },
+              },
+            ],
+          }),
+        );
+        const first = await node.start({ cleanupOnExit: false });
+        await first.waitForStatus(
+          "both Running",
+          (s) => (s.pods.filter((p) => p.phase === "Running").length === 2 ? true : undefined),
+          10_000,
+        );
+        const filler = fillFilesystem(node.stateDir);
+        await first.waitForStatus("default/leaker evicted", evicted("default/leaker"), 20_000);
+        await sleep(1500);
+        assert.notEqual(
+          stateFiles(node.stateDir).statusOf("default/leaker")?.["phase"],
+          "Failed",
+          "the full filesystem kept the status file from being written",
+        );
+        assert.deepEqual(
+          stateFiles(node.stateDir).names.filter((n) => n.includes(".tmp-")),
+          [],
+          "no temp file left by the failed writes",
+        );
+
+        rmSync(filler);
+        await waitUntil(
+          "the evicted pod's status file written",
+          () =>
+            stateFiles(node.stateDir).statusOf("default/leaker")?.["reason"] === "Evicted" ? true : undefined,
+          5000,
+          () => first.tail(),
+        );
+        await sleep(1500); // a few decision records after the space came back
+        assert.deepEqual(await first.stop(), { code: 0, signal: null });
+
+        const lines = readFileSync(join(node.stateDir, "decisions.jsonl"), "utf8")
+          .split("\n")
+          .filter((l) => l !== "");
+        const bad = lines.filter((l) => {
+          try {
+            JSON.parse(l);
+            return false;
+          } catch {
+            return true;
+          }
+        });
+        // A record cut short by ENOSPC stays alone on its line; none is joined to the next record.
+        assert.ok(
+          bad.every((l) => !l.slice(1).includes('{"type":')),
+          `a torn record joined to another: ${bad.map((l) => l.slice(0, 120)).join(" | ")}`,
+        );
+        assert.ok(bad.length <= 1, `${bad.length} torn lines`);
+        assert.ok(lines.length - bad.length > 2, "records after the space came back");
+
+        const second = await node.start({ cleanupOnExit: true });
+        const s = await second.waitForStatus(
+          "both pods restored",
+          (doc) =>
+            doc.pods.length >= 2 && podStatus(doc, "default/steady")?.phase === "Running" ? doc : undefined,
+          15_000,
+        );
+        await sleep(1000);
+        assert.equal(
+          podStatus(await second.status(), "default/leaker")?.reason,
+          "Evicted",
+          JSON.stringify(podStatus(s, "default/leaker")),
+        );
+        assert.ok(
+          !second.lines.some((l) => l.msg === "container started" && l["pod"] === "default/leaker"),
+          `the evicted pod is not started again${second.tail()}`,
+        );
+        await second.stop();
+      },
+    );
+  },
+);
+
+describe("evictd run: manifests deleted or edited while the daemon is down", { skip: E2E_SKIP }, () => {
+  test(
+    "at start the directory wins: a deleted pod is stopped, an edited one runs its new spec, the rest are adopted",
+    { timeout: 60_000 },
+    async () => {
+      const node = await newNode("reconcile");
+      await node.writeNodeFile({
+        capacity: { memory: "512Mi" },
+        config: { evictionHard: { "memory.available": "50Mi" } },
+      });
+      const idle = (name: string, seconds: string) =>
+        podManifest({
+          name,
+          containers: [{ name: "c", command: ["sleep", seconds], requests: { memory: "8Mi" } }],
+        });
+      await node.addPod(idle("gone", "600"));
+      await node.addPod(idle("edited", "600"));
+      await node.addPod(idle("kept", "600"));
+      const first = await node.start({ cleanupOnExit: false });
+      await first.waitForStatus(
+        "three Running",
+        (s) => (s.pods.filter((p) => p.phase === "Running").length === 3 ? true : undefined),
+        10_000,
+      );
+      const pidOf = (d: Daemon, pod: string): number =>
+        Number(
+          d.lines.findLast((l) => l.msg === "container started" && l["pod"] === `default/${pod}`)?.["pid"],
+        );
+      const before = {
+        gone: pidOf(first, "gone"),
+        edited: pidOf(first, "edited"),
+        kept: pidOf(first, "kept"),
+      };
+      assert.deepEqual(await first.stop(), { code: 0, signal: null });
+
+      rmSync(join(node.manifestDir, "gone.json"));
+      await node.addPod(idle("edited", "601"));
+      const second = await node.start({ cleanupOnExit: true });
+      const s = await second.waitForStatus(
+        "gone forgotten, edited running again",
+        (doc) =>
+          podStatus(doc, "default/gone") === undefined &&
+          second.lines.some((l) => l.msg === "container started" && l["pod"] === "default/edited")
+            ? doc
+            : undefined,
+        20_000,
+      );
+      assert.equal(processAlive(before.gone), false, "the deleted pod's process is gone");
+      assert.equal(podStatus(s, "default/kept")?.phase, "Running");
+      assert.ok(
+        !second.lines.some((l) => l.msg === "container started" && l["pod"] === "default/kept"),
+        "the unchanged pod was adopted, not restarted",
+      );
+      assert.equal(processAlive(before.kept), true);
+      assert.notEqual(pidOf(second, "edited"), before.edited, "the edited pod runs a new process");
+      assert.equal(processAlive(before.edited), false, "its old process is gone");
+      const cmdline = readFileSync(`/proc/${pidOf(second, "edited")}/cmdline`, "utf8");
+      assert.ok(cmdline.includes("601"), `the new spec runs: ${cmdline}`);
+      await second.stop();
+    },
+  );
 });

@@ -17,7 +17,7 @@ import { loadNodeSpec } from "../../formats/node-file.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
-import { ManifestSource } from "../../runtime/manifest-source.js";
+import { ManifestSource, podFingerprint, type ManifestListener } from "../../runtime/manifest-source.js";
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
@@ -88,6 +88,36 @@ function prepareDirectories(spec: { readonly stateDir: string; readonly manifest
     throw new AdapterError("manifest-dir", `manifestDir ${spec.manifestDir} is not a directory`, {
       hint: `create it (mkdir -p ${spec.manifestDir}) or correct manifestDir in the node file`,
     });
+  }
+}
+
+/**
+ * The manifest directory against the pods restored from the state directory, after the first
+ * scan: what changed while no daemon ran is applied as if it had been seen live. A pod whose
+ * manifest is gone is stopped and forgotten; a pod whose manifest was edited runs the new spec; the
+ * rest are left as they are (adopted, or kept evicted). A pod not defined by any file while some
+ * file has errors is left alone (that file may be its own, half saved), with a warning.
+ */
+function reconcileRestoredPods(
+  restored: readonly RunnablePod[],
+  manifests: ManifestSource,
+  listener: ManifestListener,
+  log: LoggerPort,
+): void {
+  const defined = new Map(manifests.pods().map((p) => [p.uid, p]));
+  const unreadable = manifests.errors().some((e) => e.issues.some((i) => i.severity === "error"));
+  for (const pod of restored) {
+    const now = defined.get(pod.uid);
+    if (now === undefined) {
+      if (unreadable)
+        log.warn(
+          { pod: pod.key },
+          "the pod's manifest is not found, but a manifest file has errors: the pod is left as it is",
+        );
+      else listener.removed(pod);
+    } else if (podFingerprint(now) !== podFingerprint(pod)) {
+      listener.changed(pod, now);
+    }
   }
 }
 
@@ -247,86 +277,80 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   };
 
   // New pods go through admission against the conditions the loop reports now.
-  const manifests = new ManifestSource({
-    dir: spec.manifestDir,
-    logger: log,
-    listener: {
-      added: (pod: RunnablePod) => {
-        // The kubelet's order: the eviction manager's handler, then resource fit.
-        const underPressure = admitPod(pod, loop.engineState.nodeConditions);
-        const verdict = underPressure.admit
-          ? fitsNodeResources(pod, runtime.activePods(), spec.allocatableMemoryBytes)
-          : underPressure;
-        const action = verdict.admit
-          ? runtime.start(pod)
-          : runtime.reject(pod, {
-              phase: "Failed",
-              reason: verdict.reason,
-              message: `Pod was rejected: ${verdict.message}`,
-              conditions: [],
-            });
-        if (!verdict.admit)
-          log.warn(
-            { pod: pod.key, reason: verdict.reason },
-            `rejected ${pod.key}: ${verdict.message.trim()}`,
-          );
-        action.then(
-          () => (verdict.admit ? prepareStats() : undefined),
-          (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"),
-        );
-      },
-      removed: (pod: RunnablePod) => {
-        void runtime
-          .kill(pod, pod.terminationGracePeriodSeconds, {
+  const listener: ManifestListener = {
+    added: (pod: RunnablePod) => {
+      // The kubelet's order: the eviction manager's handler, then resource fit.
+      const underPressure = admitPod(pod, loop.engineState.nodeConditions);
+      const verdict = underPressure.admit
+        ? fitsNodeResources(pod, runtime.activePods(), spec.allocatableMemoryBytes)
+        : underPressure;
+      const action = verdict.admit
+        ? runtime.start(pod)
+        : runtime.reject(pod, {
             phase: "Failed",
-            reason: "Deleted",
-            message: "The pod manifest was removed",
+            reason: verdict.reason,
+            message: `Pod was rejected: ${verdict.message}`,
             conditions: [],
-          })
-          .then(
-            async (k) => {
-              await k.done;
-              await runtime.forget(pod);
-            },
-            (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
-          );
-      },
-      changed: (previous: RunnablePod, next: RunnablePod) => {
-        log.info({ pod: next.key }, "manifest changed: restarting the pod");
-        void runtime
-          .kill(previous, previous.terminationGracePeriodSeconds, {
-            phase: "Failed",
-            reason: "Replaced",
-            message: "The pod manifest changed",
-            conditions: [],
-          })
-          .then(
-            async (k) => {
-              await k.done;
-              await runtime.forget(previous);
-              await runtime.start(next);
-            },
-            (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
-          );
-      },
-      errors: (errs) => {
-        manifestErrors = errs.map((e) => manifestProblem(e.file, e.issues));
-        metrics.setManifestErrors(manifestErrors.filter((e) => e.errors.length > 0).length);
-        // Each message is bounded (read-manifest-file.ts); a file with many problems shows the first few.
-        for (const e of manifestErrors) {
-          const problems = [...e.errors, ...e.warnings];
-          const more =
-            problems.length > MANIFEST_LOG_PROBLEMS
-              ? `; … ${problems.length - MANIFEST_LOG_PROBLEMS} more in /status`
-              : "";
-          log.warn(
-            { file: e.file },
-            `bad pod manifest: ${problems.slice(0, MANIFEST_LOG_PROBLEMS).join("; ")}${more}`,
-          );
-        }
-      },
+          });
+      if (!verdict.admit)
+        log.warn({ pod: pod.key, reason: verdict.reason }, `rejected ${pod.key}: ${verdict.message.trim()}`);
+      action.then(
+        () => (verdict.admit ? prepareStats() : undefined),
+        (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"),
+      );
     },
-  });
+    removed: (pod: RunnablePod) => {
+      void runtime
+        .kill(pod, pod.terminationGracePeriodSeconds, {
+          phase: "Failed",
+          reason: "Deleted",
+          message: "The pod manifest was removed",
+          conditions: [],
+        })
+        .then(
+          async (k) => {
+            await k.done;
+            await runtime.forget(pod);
+          },
+          (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
+        );
+    },
+    changed: (previous: RunnablePod, next: RunnablePod) => {
+      log.info({ pod: next.key }, "manifest changed: restarting the pod");
+      void runtime
+        .kill(previous, previous.terminationGracePeriodSeconds, {
+          phase: "Failed",
+          reason: "Replaced",
+          message: "The pod manifest changed",
+          conditions: [],
+        })
+        .then(
+          async (k) => {
+            await k.done;
+            await runtime.forget(previous);
+            await runtime.start(next);
+          },
+          (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
+        );
+    },
+    errors: (errs) => {
+      manifestErrors = errs.map((e) => manifestProblem(e.file, e.issues));
+      metrics.setManifestErrors(manifestErrors.filter((e) => e.errors.length > 0).length);
+      // Each message is bounded (read-manifest-file.ts); a file with many problems shows the first few.
+      for (const e of manifestErrors) {
+        const problems = [...e.errors, ...e.warnings];
+        const more =
+          problems.length > MANIFEST_LOG_PROBLEMS
+            ? `; … ${problems.length - MANIFEST_LOG_PROBLEMS} more in /status`
+            : "";
+        log.warn(
+          { file: e.file },
+          `bad pod manifest: ${problems.slice(0, MANIFEST_LOG_PROBLEMS).join("; ")}${more}`,
+        );
+      }
+    },
+  };
+  const manifests = new ManifestSource({ dir: spec.manifestDir, logger: log, listener });
 
   let server: DaemonHttpServer | undefined;
   try {
@@ -339,6 +363,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       `evictd running node ${spec.name}; ${server.url}/status`,
     );
     await manifests.start();
+    reconcileRestoredPods(runtime.knownPods(), manifests, listener, log);
     options.onReady?.({
       url: server.url,
       nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
