@@ -27,9 +27,16 @@
  *
  *   node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
  *                                     [--modes notify,poll] [--touch populate|write]
+ *                                     [--http-clients N]
  *
- * Needs root and a memory cgroup (cgroup v1 here). Writes bench/results/reaction.json.
+ * `--http-clients N` runs the trials under HTTP load: N keep-alive clients on loopback asking for
+ * /status and /metrics as fast as they are answered (http-load.ts, a process of its own), started
+ * before the first trial of each node and stopped after its last.
+ *
+ * Needs root and a memory cgroup (cgroup v1 here). Writes bench/results/reaction.json, or
+ * reaction-http.json under HTTP load.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -99,6 +106,8 @@ interface Args {
   readonly trials: number;
   readonly modes: Mode[];
   readonly touch: Touch;
+  /** Concurrent HTTP clients on /status and /metrics during the trials (0: none). */
+  readonly httpClients: number;
 }
 
 const list = (v: string): number[] => v.split(",").map(Number);
@@ -109,6 +118,7 @@ function parseArgs(argv: readonly string[]): Args {
   let trials = 20;
   let modes: Mode[] = ["notify", "poll"];
   let touch: Touch = "populate";
+  let httpClients = 0;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = argv[i + 1] ?? "";
@@ -117,6 +127,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === "--trials") trials = Number(v);
     else if (a === "--modes") modes = v.split(",") as Mode[];
     else if (a === "--touch") touch = v as Touch;
+    else if (a === "--http-clients") httpClients = Number(v);
     else throw new Error(`unknown argument ${a ?? ""}`);
     i++;
   }
@@ -130,7 +141,9 @@ function parseArgs(argv: readonly string[]): Args {
     if (m !== "notify" && m !== "poll") throw new Error(`--modes: notify or poll, got ${m}`);
   if (touch !== "populate" && touch !== "write")
     throw new Error(`--touch: populate or write, got ${String(touch)}`);
-  return { pods, rates, trials, modes, touch };
+  if (!Number.isInteger(httpClients) || httpClients < 0)
+    throw new Error(`--http-clients: a whole number expected, got ${httpClients}`);
+  return { pods, rates, trials, modes, touch, httpClients };
 }
 
 /** The issue's four residents; the ramp pod of each trial is the fifth pod. */
@@ -513,6 +526,42 @@ function ratios(summaries: readonly Summary[], pods: readonly number[], rates: r
   });
 }
 
+interface HttpLoadResult {
+  readonly pods: number;
+  readonly mode: Mode;
+  readonly clients: number;
+  readonly answered: number;
+  readonly failed: number;
+  readonly seconds: number;
+}
+
+/** Starts http-load.ts on `url` and lets it reach full load; `stop` ends it and returns its counts. */
+async function startHttpLoad(
+  url: string,
+  clients: number,
+): Promise<{ stop: () => Promise<{ answered: number; failed: number; seconds: number }> }> {
+  const script = fileURLToPath(new URL("./http-load.js", import.meta.url));
+  const child = spawn(process.execPath, [script, url, String(clients)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const started = performance.now();
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  return {
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+      const counts = JSON.parse(out.trim() || '{"answered":0,"failed":0}') as {
+        answered: number;
+        failed: number;
+      };
+      return { ...counts, seconds: (performance.now() - started) / 1000 };
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (E2E_SKIP !== false) {
@@ -532,13 +581,22 @@ async function main(): Promise<void> {
   );
   const all: Trial[] = [];
   const summaries: Summary[] = [];
+  const httpLoad: HttpLoadResult[] = [];
   for (const pods of args.pods) {
     // Polling loses every fast ramp to the OOM killer whatever the node size: once is enough.
     const modes = args.modes.filter((m) => m === "notify" || pods === args.pods[0]);
     for (const mode of modes) {
       const { node, daemon } = await startNode(mode, pods);
       console.log(`${pods} pods, ${mode}: ${pods - 1} pods Running before the first trial`);
+      const load = args.httpClients > 0 ? await startHttpLoad(daemon.url, args.httpClients) : undefined;
       const stop = async (): Promise<void> => {
+        if (load !== undefined) {
+          const served = await load.stop();
+          httpLoad.push({ pods, mode, clients: args.httpClients, ...served });
+          console.log(
+            `  HTTP load: ${args.httpClients} clients, ${served.answered} requests answered (${num(served.answered / served.seconds, 0)}/s), ${served.failed} failed`,
+          );
+        }
         await daemon.stop().catch(() => undefined);
         await node.cleanup();
       };
@@ -633,7 +691,8 @@ async function main(): Promise<void> {
     console.log(
       `WARNING: ${s.pods} pods ${s.mode} ${s.rate} MiB/s: the ramp achieved only ${num(s.achievedMiBPerSecond?.median ?? 0, 0)} MiB/s (median); this machine cannot fault memory in that fast`,
     );
-  const out = fileURLToPath(new URL("../../bench/results/reaction.json", import.meta.url));
+  const resultFile = args.httpClients > 0 ? "reaction-http.json" : "reaction.json";
+  const out = fileURLToPath(new URL(`../../bench/results/${resultFile}`, import.meta.url));
   writeResults(out, {
     benchmark: "reaction",
     machine,
@@ -654,8 +713,10 @@ async function main(): Promise<void> {
       modes: args.modes,
       pollOnlyAtPods: args.pods[0],
       touch: args.touch,
+      httpClients: args.httpClients,
     },
     summaries,
+    ...(httpLoad.length > 0 ? { httpLoad } : {}),
     p99Ratios: ratios(summaries, args.pods, args.rates),
     trials: all,
   });

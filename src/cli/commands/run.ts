@@ -307,13 +307,11 @@ export async function runDaemon(options: RunOptions): Promise<void> {
           message: "The pod manifest was removed",
           conditions: [],
         })
-        .then(
-          async (k) => {
-            await k.done;
-            await runtime.forget(pod);
-          },
-          (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
-        );
+        .then(async (k) => {
+          await k.done;
+          await runtime.forget(pod);
+        })
+        .catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"));
     },
     changed: (previous: RunnablePod, next: RunnablePod) => {
       log.info({ pod: next.key }, "manifest changed: restarting the pod");
@@ -324,14 +322,12 @@ export async function runDaemon(options: RunOptions): Promise<void> {
           message: "The pod manifest changed",
           conditions: [],
         })
-        .then(
-          async (k) => {
-            await k.done;
-            await runtime.forget(previous);
-            await runtime.start(next);
-          },
-          (e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"),
-        );
+        .then(async (k) => {
+          await k.done;
+          await runtime.forget(previous);
+          await runtime.start(next);
+        })
+        .catch((e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"));
     },
     errors: (errs) => {
       manifestErrors = errs.map((e) => manifestProblem(e.file, e.issues));

@@ -55,6 +55,8 @@ const ERRNO: Readonly<Record<string, readonly [string, string, string | undefine
     "no such file or directory",
     "is the controller mounted (v1) or enabled in the parent's cgroup.subtree_control (v2)?",
   ],
+  // A file of a cgroup removed while it is being read (rmdir raced a read): gone, like ENOENT.
+  ENODEV: ["cgroup-not-found", "the cgroup was removed", undefined],
   EACCES: [
     "cgroup-permission-denied",
     "permission denied",
