@@ -15,7 +15,8 @@ export type RejectedAdmitResult = Extract<AdmitResult, { admit: false }>;
 /** What the kubelet writes into a rejected pod's status (`rejectPod`); the QoS class is kept. */
 export interface RejectedPodStatus {
   readonly phase: "Failed";
-  readonly reason: "Evicted";
+  /** `Evicted` from this handler, `OutOf<resource>` from resource fit (`resource-fit.ts`). */
+  readonly reason: string;
   readonly message: string;
 }
 
@@ -51,7 +52,10 @@ export function admitPod(pod: Pod, conditions: readonly NodeCondition[]): AdmitR
   };
 }
 
-/** The pod status after a rejection: phase Failed, reason Evicted, `Pod was rejected: ` + message. */
-export function rejectedPodStatus(result: RejectedAdmitResult): RejectedPodStatus {
+/** The pod status after a rejection (by any admission handler): phase Failed, its reason, `Pod was rejected: ` + message. */
+export function rejectedPodStatus(result: {
+  readonly reason: string;
+  readonly message: string;
+}): RejectedPodStatus {
   return { phase: "Failed", reason: result.reason, message: `Pod was rejected: ${result.message}` };
 }

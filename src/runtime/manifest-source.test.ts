@@ -125,6 +125,37 @@ describe("ManifestSource", () => {
     }
   });
 
+  test("started with the pods an earlier daemon runs: only what changed meanwhile is reported", async () => {
+    const dir = await tempDir();
+    for (const n of ["gone", "edited", "kept", "broken"]) await writeFile(join(dir, `${n}.yaml`), pod(n));
+    const earlier = (await scanManifestDir(dir)).scan.pods;
+    // While no daemon ran: one manifest deleted, one edited, one half saved; a new one added.
+    await unlink(join(dir, "gone.yaml"));
+    await writeFile(join(dir, "edited.yaml"), pod("edited", "echo"));
+    await writeFile(join(dir, "broken.yaml"), "metadata: { name: [\n");
+    await writeFile(join(dir, "new.yaml"), pod("new"));
+    const r = record(dir);
+    await r.source.start([...earlier.values()]);
+    try {
+      assert.deepEqual(r.events.sort(), ["added new", "changed edited sleep→echo"]);
+      // A file has errors and may be the manifest of either missing pod (half saved): both keep
+      // running until every file is readable again.
+      assert.deepEqual(
+        r.source
+          .pods()
+          .map((p) => p.name)
+          .filter((n) => n === "gone" || n === "broken")
+          .sort(),
+        ["broken", "gone"],
+      );
+      await unlink(join(dir, "broken.yaml"));
+      await r.source.rescan();
+      assert.deepEqual(r.events.slice(2).sort(), ["removed broken", "removed gone"]);
+    } finally {
+      r.source.stop();
+    }
+  });
+
   test("two files defining one UID: the first (by name) wins, the second is an error", async () => {
     const dir = await tempDir();
     await writeFile(join(dir, "1.yaml"), pod("first", "sleep", "same-uid"));

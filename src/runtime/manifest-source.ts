@@ -227,6 +227,8 @@ export class ManifestSource {
   readonly #logger: LoggerPort | undefined;
   #pods = new Map<string, RunnablePod>();
   #fingerprints = new Map<string, string>();
+  /** Pods given to `start` as running that no scan has found a file for yet. */
+  readonly #unconfirmed = new Set<string>();
   #files = new Map<string, FileState>();
   #errors: readonly ManifestFileError[] = [];
   #errorsKey = "[]";
@@ -255,8 +257,18 @@ export class ManifestSource {
     return this.#errors;
   }
 
-  /** Scans once (reporting every pod as added), then watches. */
-  async start(): Promise<void> {
+  /**
+   * Scans once, then watches. The first scan reports every pod as added, except `running`: pods an
+   * earlier daemon started (restored from the state directory). Those are reported against the
+   * directory as it is now, as if the daemon had watched it meanwhile: removed when no file defines
+   * them, changed when their manifest was edited, nothing when it was not.
+   */
+  async start(running: readonly RunnablePod[] = []): Promise<void> {
+    for (const pod of running) {
+      this.#pods.set(pod.uid, pod);
+      this.#fingerprints.set(pod.uid, podFingerprint(pod));
+      this.#unconfirmed.add(pod.uid);
+    }
     this.#stopped = false;
     await this.rescan();
     if (this.#stopped) return;
@@ -327,14 +339,26 @@ export class ManifestSource {
     const { scan, files } = await scanManifestDir(this.#dir, this.#files);
     this.#files = files;
     const before = this.#pods;
+    const oldPrints = this.#fingerprints;
     const fingerprints = new Map<string, string>();
     for (const [uid, pod] of scan.pods) fingerprints.set(uid, podFingerprint(pod));
     this.#pods = new Map(scan.pods);
-    const oldPrints = this.#fingerprints;
+    // A running pod no file has defined since the daemon started is kept while some file has
+    // errors: that file may be its own, half saved (the scan's last-good pods cover only files this
+    // daemon has read).
+    const fileHasErrors = scan.errors.some((e) => e.issues.some((i) => i.severity === "error"));
+    for (const [uid, pod] of before) {
+      if (scan.pods.has(uid)) {
+        this.#unconfirmed.delete(uid);
+      } else if (this.#unconfirmed.has(uid) && fileHasErrors) {
+        this.#pods.set(uid, pod);
+        fingerprints.set(uid, oldPrints.get(uid) ?? podFingerprint(pod));
+      } else {
+        this.#unconfirmed.delete(uid);
+        this.#emit(() => this.#listener.removed(pod), "removed", pod);
+      }
+    }
     this.#fingerprints = fingerprints;
-
-    for (const [uid, pod] of before)
-      if (!scan.pods.has(uid)) this.#emit(() => this.#listener.removed(pod), "removed", pod);
     for (const [uid, pod] of scan.pods) {
       const old = before.get(uid);
       if (old === undefined) this.#emit(() => this.#listener.added(pod), "added", pod);

@@ -3,11 +3,11 @@
  * and a reader that stops early (`evictd replay … | head -1`).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { readLinesThenClose } from "../support/early-reader.js";
 import { CLI_SKIP, REPO_ROOT, assertNoCrash, runEvictd, stderrLines } from "./evictd-cli.js";
 
 describe("evictd's command line", { skip: CLI_SKIP }, () => {
@@ -50,26 +50,15 @@ describe("evictd's command line", { skip: CLI_SKIP }, () => {
       scenario,
       JSON.stringify({ config: {}, node: { status: { capacity: { memory: "8Gi" } } }, pods: [], steps }),
     );
-    const child = spawn(
+    const {
+      read: first,
+      stderr,
+      status,
+    } = await readLinesThenClose(
       process.execPath,
       [join(REPO_ROOT, "bin", "evictd.js"), "replay", scenario, "--output", "jsonl"],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      1,
     );
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-    let first = "";
-    await new Promise<void>((resolve) => {
-      child.stdout.setEncoding("utf8").on("data", (s: string) => {
-        first += s;
-        if (first.includes("\n")) {
-          child.stdout.destroy();
-          resolve();
-        }
-      });
-    });
-    const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     assert.match(first, /^\{"type":"config"/);
     assert.equal(stderr, "");
     assert.equal(status, 0);

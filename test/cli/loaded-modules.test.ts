@@ -57,18 +57,22 @@ function modulesShippedFor(command: readonly string[]): string[] {
 const KUBERNETES_CLIENT = /node_modules\/@kubernetes\/client-node\//;
 const OWN_KUBERNETES_ADAPTER = /\/dist\/src\/kubernetes\//;
 
+/** The kernel layer is among `loaded`, and no Kubernetes client (the package or our adapter). */
+function assertNodeDaemonModules(loaded: readonly string[]): void {
+  assert.ok(
+    loaded.some((u) => u.includes("/dist/src/linux/")),
+    "the kernel layer is loaded",
+  );
+  assert.deepEqual(
+    loaded.filter((u) => KUBERNETES_CLIENT.test(u) || OWN_KUBERNETES_ADAPTER.test(u)),
+    [],
+  );
+}
+
 describe("modules each command loads", { skip: CLI_SKIP }, () => {
   for (const command of ["run.js", "demo.js"]) {
     test(`${command.replace(".js", "")} loads no Kubernetes client`, () => {
-      const loaded = modulesLoadedBy(command);
-      assert.ok(
-        loaded.some((u) => u.includes("/dist/src/linux/")),
-        "the kernel layer is loaded",
-      );
-      assert.deepEqual(
-        loaded.filter((u) => KUBERNETES_CLIENT.test(u) || OWN_KUBERNETES_ADAPTER.test(u)),
-        [],
-      );
+      assertNodeDaemonModules(modulesLoadedBy(command));
     });
   }
 
@@ -76,26 +80,13 @@ describe("modules each command loads", { skip: CLI_SKIP }, () => {
     const loaded = modulesLoadedBy("watch.js");
     assert.ok(loaded.some((u) => KUBERNETES_CLIENT.test(u) || OWN_KUBERNETES_ADAPTER.test(u)));
   });
-});
 
-describe("modules the command line loads (bin/evictd.js)", { skip: CLI_SKIP }, () => {
-  test("run loads the kernel layer and no Kubernetes client", () => {
-    const loaded = modulesShippedFor(["run", "--node", "missing-node.yaml"]);
+  test("through bin/evictd.js too (its dispatcher imports nothing of the cluster commands' for run)", () => {
+    assertNodeDaemonModules(modulesShippedFor(["run", "--node", "missing-node.yaml"]));
+    const watch = modulesShippedFor(["watch", "--node", "n1", "--kubeconfig", "missing-kubeconfig.yaml"]);
     assert.ok(
-      loaded.some((u) => u.includes("/dist/src/linux/")),
-      "the kernel layer is loaded",
-    );
-    assert.deepEqual(
-      loaded.filter((u) => KUBERNETES_CLIENT.test(u) || OWN_KUBERNETES_ADAPTER.test(u)),
-      [],
-    );
-  });
-
-  test("watch loads the Kubernetes client (the check above can tell)", () => {
-    const loaded = modulesShippedFor(["watch", "--node", "n1", "--kubeconfig", "missing-kubeconfig.yaml"]);
-    assert.ok(
-      loaded.some((u) => KUBERNETES_CLIENT.test(u)),
-      loaded.join("\n"),
+      watch.some((u) => KUBERNETES_CLIENT.test(u)),
+      watch.join("\n"),
     );
   });
 });

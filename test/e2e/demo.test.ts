@@ -4,10 +4,10 @@
  * as on Ctrl-C: exit 0, no stack trace, its pods, cgroups and directory gone.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { readLinesThenClose } from "../support/early-reader.js";
 import { E2E_SKIP, EVICTD_BIN, ownCgroupDirs } from "../harness/node-harness.js";
 
 /** The demo's node cgroup (node name `demo`) under each hierarchy this process is in. */
@@ -26,23 +26,11 @@ describe("evictd demo", { skip: E2E_SKIP }, () => {
     async () => {
       assert.deepEqual(demoCgroups(), [], "no demo node left over before the test");
       const started = Date.now();
-      const child = spawn(process.execPath, [EVICTD_BIN, "demo", "--seconds", "45"], {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, NO_COLOR: "1" },
-      });
-      let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-      let seen = "";
-      await new Promise<void>((resolve) => {
-        child.stdout.setEncoding("utf8").on("data", (s: string) => {
-          seen += s;
-          if (seen.split("\n").length > 3) {
-            child.stdout.destroy();
-            resolve();
-          }
-        });
-      });
-      const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const {
+        read: seen,
+        stderr,
+        status,
+      } = await readLinesThenClose(process.execPath, [EVICTD_BIN, "demo", "--seconds", "45"], 3);
       const dir = /Files: (\S+)/.exec(seen)?.[1];
       assert.ok(dir !== undefined, `the first line names the demo's directory: ${seen}`);
       assert.equal(stderr, "", "nothing on stderr");

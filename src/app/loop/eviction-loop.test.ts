@@ -5,7 +5,7 @@ import { buildEvictionConfig } from "../../core/config/build-eviction-config.js"
 import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, NodeSummary, Pod } from "../../core/model.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
-import { EvictionLoop, type LoopStep } from "./eviction-loop.js";
+import { EvictionLoop, type EvictionLoopOptions, type LoopStep } from "./eviction-loop.js";
 import type {
   ClockPort,
   FailedPodStatus,
@@ -133,8 +133,13 @@ const memcgWake = (clock: ClockPort): Wake => ({ reason: "memcg", at: clock.now(
 /** A housekeeping timer wake, now. */
 const timerWake = (clock: ClockPort): Wake => ({ reason: "timer", at: clock.now(), notification: false });
 
-/** A loop on `node` at a 10 s housekeeping interval; warnings are collected in `warnings`. */
-const loopOn = (node: FakeNode, clock: ManualClock, warnings: string[] = []) =>
+/** A loop on `node` at a 10 s housekeeping interval; warnings are collected in `warnings`; `more` overrides. */
+const loopOn = (
+  node: FakeNode,
+  clock: ManualClock,
+  warnings: string[] = [],
+  more: Partial<EvictionLoopOptions> = {},
+) =>
   new EvictionLoop({
     config: config(),
     layout: "single",
@@ -144,6 +149,7 @@ const loopOn = (node: FakeNode, clock: ManualClock, warnings: string[] = []) =>
     wake: noWake,
     clock,
     log: { ...quiet, warn: (_f: object, msg: string) => void warnings.push(msg) },
+    ...more,
   });
 
 describe("EvictionLoop", () => {
@@ -159,17 +165,7 @@ describe("EvictionLoop", () => {
     );
     // 4 pods × 300Mi > 1Gi: available is negative, far below 100Mi.
     const steps: LoopStep[] = [];
-    const loop = new EvictionLoop({
-      config: config(),
-      layout: "single",
-      housekeepingIntervalMs: 10_000,
-      stats: node,
-      pods: node,
-      wake: noWake,
-      clock,
-      log: quiet,
-      onStep: (s) => steps.push(s),
-    });
+    const loop = loopOn(node, clock, [], { onStep: (s) => steps.push(s) });
     const wake: Wake = { reason: "memcg threshold crossed", at: clock.now(), notification: true };
     const first = await loop.runOnce(wake);
     assert.equal(first.evictions.length, 1);
@@ -202,16 +198,7 @@ describe("EvictionLoop", () => {
       clock,
     );
     node.failKill = true;
-    const loop = new EvictionLoop({
-      config: config(),
-      layout: "single",
-      housekeepingIntervalMs: 10_000,
-      stats: node,
-      pods: node,
-      wake: noWake,
-      clock,
-      log: quiet,
-    });
+    const loop = loopOn(node, clock);
     const step = await loop.runOnce(timerWake(clock));
     assert.equal(step.report.evictions.length, 1);
     assert.equal(step.evictions[0]?.kill, undefined);
@@ -258,16 +245,9 @@ describe("EvictionLoop", () => {
         rearm: () => undefined,
       };
       let syncs = 0;
-      const loop = new EvictionLoop({
-        config: config(),
-        layout: "single",
-        housekeepingIntervalMs: 10_000,
+      const loop = loopOn(node, clock, [], {
         resyncAfterEviction: resync,
-        stats: node,
-        pods: node,
         wake: countingWake,
-        clock,
-        log: quiet,
         onStep: () => {
           syncs++;
           if (syncs > 50) controller.abort();
@@ -296,18 +276,7 @@ describe("EvictionLoop", () => {
       ],
       clock,
     );
-    const loop = new EvictionLoop({
-      config: config(),
-      layout: "single",
-      housekeepingIntervalMs: 10_000,
-      stats: node,
-      pods: node,
-      wake: noWake,
-      clock,
-      log: quiet,
-      cleanupTimeoutMs: 100,
-      cleanupPollMs: 50,
-    });
+    const loop = loopOn(node, clock, [], { cleanupTimeoutMs: 100, cleanupPollMs: 50 });
     const step = await loop.runOnce(timerWake(clock));
     node.dying.set(step.evictions[0]?.eviction.pod.uid ?? "", 1000); // stuck
     const start = clock.now();

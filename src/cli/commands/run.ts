@@ -17,7 +17,7 @@ import { loadNodeSpec } from "../../formats/node-file.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
-import { ManifestSource, podFingerprint, type ManifestListener } from "../../runtime/manifest-source.js";
+import { ManifestSource, type ManifestListener } from "../../runtime/manifest-source.js";
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
@@ -26,8 +26,8 @@ import {
   type ActivePodInfo,
   type RawSummaryJson,
 } from "../../linux/node-stats/index.js";
-import { admitPod } from "../../core/admission.js";
-import { fitsNodeResources } from "../../core/resource-fit.js";
+import { rejectedPodStatus } from "../../core/admission.js";
+import { admitPodToNode } from "../../core/node-admission.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
@@ -88,36 +88,6 @@ function prepareDirectories(spec: { readonly stateDir: string; readonly manifest
     throw new AdapterError("manifest-dir", `manifestDir ${spec.manifestDir} is not a directory`, {
       hint: `create it (mkdir -p ${spec.manifestDir}) or correct manifestDir in the node file`,
     });
-  }
-}
-
-/**
- * The manifest directory against the pods restored from the state directory, after the first
- * scan: what changed while no daemon ran is applied as if it had been seen live. A pod whose
- * manifest is gone is stopped and forgotten; a pod whose manifest was edited runs the new spec; the
- * rest are left as they are (adopted, or kept evicted). A pod not defined by any file while some
- * file has errors is left alone (that file may be its own, half saved), with a warning.
- */
-function reconcileRestoredPods(
-  restored: readonly RunnablePod[],
-  manifests: ManifestSource,
-  listener: ManifestListener,
-  log: LoggerPort,
-): void {
-  const defined = new Map(manifests.pods().map((p) => [p.uid, p]));
-  const unreadable = manifests.errors().some((e) => e.issues.some((i) => i.severity === "error"));
-  for (const pod of restored) {
-    const now = defined.get(pod.uid);
-    if (now === undefined) {
-      if (unreadable)
-        log.warn(
-          { pod: pod.key },
-          "the pod's manifest is not found, but a manifest file has errors: the pod is left as it is",
-        );
-      else listener.removed(pod);
-    } else if (podFingerprint(now) !== podFingerprint(pod)) {
-      listener.changed(pod, now);
-    }
   }
 }
 
@@ -276,22 +246,30 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     prepareTimer.unref();
   };
 
+  /** Stops a pod whose manifest went away or changed (its own grace period), then deletes what is kept of it. */
+  const stopAndForget = async (pod: RunnablePod, reason: string, message: string): Promise<void> => {
+    const kill = await runtime.kill(pod, pod.terminationGracePeriodSeconds, {
+      phase: "Failed",
+      reason,
+      message,
+      conditions: [],
+    });
+    await kill.done;
+    await runtime.forget(pod);
+  };
+
   // New pods go through admission against the conditions the loop reports now.
   const listener: ManifestListener = {
     added: (pod: RunnablePod) => {
-      // The kubelet's order: the eviction manager's handler, then resource fit.
-      const underPressure = admitPod(pod, loop.engineState.nodeConditions);
-      const verdict = underPressure.admit
-        ? fitsNodeResources(pod, runtime.activePods(), spec.allocatableMemoryBytes)
-        : underPressure;
+      const verdict = admitPodToNode(
+        pod,
+        loop.engineState.nodeConditions,
+        runtime.activePods(),
+        spec.allocatableMemoryBytes,
+      );
       const action = verdict.admit
         ? runtime.start(pod)
-        : runtime.reject(pod, {
-            phase: "Failed",
-            reason: verdict.reason,
-            message: `Pod was rejected: ${verdict.message}`,
-            conditions: [],
-          });
+        : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
       if (!verdict.admit)
         log.warn({ pod: pod.key, reason: verdict.reason }, `rejected ${pod.key}: ${verdict.message.trim()}`);
       action.then(
@@ -300,33 +278,14 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       );
     },
     removed: (pod: RunnablePod) => {
-      void runtime
-        .kill(pod, pod.terminationGracePeriodSeconds, {
-          phase: "Failed",
-          reason: "Deleted",
-          message: "The pod manifest was removed",
-          conditions: [],
-        })
-        .then(async (k) => {
-          await k.done;
-          await runtime.forget(pod);
-        })
-        .catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"));
+      stopAndForget(pod, "Deleted", "The pod manifest was removed").catch((e: unknown) =>
+        log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
+      );
     },
     changed: (previous: RunnablePod, next: RunnablePod) => {
       log.info({ pod: next.key }, "manifest changed: restarting the pod");
-      void runtime
-        .kill(previous, previous.terminationGracePeriodSeconds, {
-          phase: "Failed",
-          reason: "Replaced",
-          message: "The pod manifest changed",
-          conditions: [],
-        })
-        .then(async (k) => {
-          await k.done;
-          await runtime.forget(previous);
-          await runtime.start(next);
-        })
+      stopAndForget(previous, "Replaced", "The pod manifest changed")
+        .then(() => runtime.start(next))
         .catch((e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"));
     },
     errors: (errs) => {
@@ -358,8 +317,9 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       { url: server.url, node: spec.name, capabilities },
       `evictd running node ${spec.name}; ${server.url}/status`,
     );
-    await manifests.start();
-    reconcileRestoredPods(runtime.knownPods(), manifests, listener, log);
+    // Against the pods restored from the state directory: what changed while no daemon ran.
+    await manifests.start(runtime.knownPods());
+    prepareStats();
     options.onReady?.({
       url: server.url,
       nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
