@@ -332,6 +332,12 @@ describe("evictd run: manifests deleted or edited while the daemon is down", { s
         Number(
           d.lines.findLast((l) => l.msg === "container started" && l["pod"] === `default/${pod}`)?.["pid"],
         );
+      // "container started" is logged once the pid is known, which may be after /status says Running.
+      await waitUntil(
+        "the three containers' pids logged",
+        () => (["gone", "edited", "kept"].every((p) => pidOf(first, p) > 0) ? true : undefined),
+        5000,
+      );
       const before = {
         gone: pidOf(first, "gone"),
         edited: pidOf(first, "edited"),
