@@ -30,6 +30,11 @@ export interface SupervisorEvents {
   persist(record: PodRecord): void;
   /** A container exited and its state is recorded: decide what comes next. */
   exited(record: PodRecord): void;
+  /**
+   * About to decide something a kill would change (a restart after its back-off): kills sent from
+   * elsewhere are taken in first (see `ProcessPodRuntimeOptions.takeInKills`).
+   */
+  catchUp(): void;
 }
 
 export interface SupervisorOptions {
@@ -88,6 +93,7 @@ export class ContainerSupervisor {
     );
     void this.sleep(wait, record.abort.signal).then((completed) => {
       c.timerPending = false;
+      this.#events.catchUp();
       if (
         !completed ||
         record.final ||

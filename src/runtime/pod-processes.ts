@@ -26,30 +26,23 @@ export class PodProcesses {
   }
 
   /**
-   * Live processes of the whole pod, read synchronously from its cgroup subtree (a pod's subtree is
-   * the pod and its containers: a few small kernel files) and each container's main process; or
-   * undefined without cgroups, where finding a process group means scanning /proc (use
-   * {@link ofPod}). This is what a kill signals first: no thread-pool round trip, so SIGTERM leaves
-   * within a millisecond of the decision even while the pool is busy with directory walks.
+   * Live processes of the whole pod, read synchronously ({@link podPidsNow}); or undefined without
+   * cgroups, where finding a process group means scanning /proc (use {@link ofPod}).
    */
   ofPodNow(record: PodRecord): number[] | undefined {
+    const target = this.signalTarget(record);
+    return target === undefined ? undefined : podPidsNow(target);
+  }
+
+  /** Where the pod's processes are, for {@link podPidsNow} (in cgroups only; undefined otherwise). */
+  signalTarget(record: PodRecord): PodSignalTarget | undefined {
     const driver = this.#cgroups;
     if (driver === undefined || record.cgroup === undefined) return undefined;
-    const pids = new Set<number>();
-    for (const c of record.containers) {
-      if (c.pid === undefined) continue;
-      const stat = readProcStatNow(c.pid);
-      if (stat !== undefined && (c.startTicks === undefined || stat.startTimeTicks === c.startTicks))
-        pids.add(c.pid);
-    }
-    for (const pid of cgroupProcsNow(driver.directories(record.cgroup).memory)) pids.add(pid);
-    const out: number[] = [];
-    for (const pid of pids) {
-      if (pid === process.pid) continue;
-      const stat = readProcStatNow(pid);
-      if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") out.push(pid);
-    }
-    return out.sort((a, b) => a - b);
+    const mains: { pid: number; startTicks?: number }[] = [];
+    for (const c of record.containers)
+      if (c.pid !== undefined)
+        mains.push({ pid: c.pid, ...(c.startTicks !== undefined ? { startTicks: c.startTicks } : {}) });
+    return { uid: record.pod.uid, cgroupDir: driver.directories(record.cgroup).memory, mains };
   }
 
   /** Live processes of the whole pod, ascending. */
@@ -124,6 +117,42 @@ export class PodProcesses {
       throw error;
     }
   }
+}
+
+/**
+ * Where a pod's processes are, as data another thread can use to signal them without the runtime:
+ * the pod cgroup's directory (its subtree holds every process of the pod) and each container's main
+ * process, which is briefly outside its cgroup while the spawn shim joins it. `startTicks` (the
+ * process's start time) tells the same process from a reused pid.
+ */
+export interface PodSignalTarget {
+  readonly uid: string;
+  readonly cgroupDir: string;
+  readonly mains: readonly { readonly pid: number; readonly startTicks?: number }[];
+}
+
+/**
+ * Live processes of a pod in cgroups, read synchronously from its cgroup subtree (a pod's subtree is
+ * the pod and its containers: a few small kernel files) and each container's main process. This is
+ * what a kill signals first: no thread-pool round trip, so SIGTERM leaves within a millisecond of
+ * the decision even while the pool is busy with directory walks. Ascending, zombies and this
+ * process left out.
+ */
+export function podPidsNow(target: PodSignalTarget): number[] {
+  const pids = new Set<number>();
+  for (const main of target.mains) {
+    const stat = readProcStatNow(main.pid);
+    if (stat !== undefined && (main.startTicks === undefined || stat.startTimeTicks === main.startTicks))
+      pids.add(main.pid);
+  }
+  for (const pid of cgroupProcsNow(target.cgroupDir)) pids.add(pid);
+  const out: number[] = [];
+  for (const pid of pids) {
+    if (pid === process.pid) continue;
+    const stat = readProcStatNow(pid);
+    if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") out.push(pid);
+  }
+  return out.sort((a, b) => a - b);
 }
 
 /** The pids that are alive and not zombies (a zombie holds no memory and cannot be killed again). */

@@ -33,7 +33,7 @@ import {
   type PodRecord,
   type StuckProcess,
 } from "./pod-record.js";
-import { PodProcesses } from "./pod-processes.js";
+import { PodProcesses, type PodSignalTarget } from "./pod-processes.js";
 import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
 import { readProcStat } from "../linux/procfs.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
@@ -58,6 +58,16 @@ export interface ProcessPodRuntimeOptions {
   readonly mounter?: Mounter;
   /** Whether tmpfs can be mounted (default: running as root). */
   readonly canMount?: boolean;
+  /**
+   * Takes in kills another thread has sent SIGTERM for (the daemon's loop thread signals a pod's
+   * cgroups itself, then tells this runtime through {@link killSignalled}). Called, synchronously,
+   * before every decision such a kill changes (a container's exit, a restart): the pod's processes
+   * may exit before the message reaches this thread's event loop, and a pod being evicted must
+   * never be restarted.
+   */
+  readonly takeInKills?: () => void;
+  /** Called when the active pods, or what describes them to the stats collector, may have changed. */
+  readonly onPodsChanged?: () => void;
 }
 
 /** The processes of a pod, per container (for /proc measurement without cgroups). */
@@ -100,6 +110,8 @@ export class ProcessPodRuntime implements PodsPort {
   >();
   readonly #closing = new AbortController();
   #persistErrors: readonly StatusFileError[] = [];
+  readonly #takeInKills: () => void;
+  readonly #onPodsChanged: () => void;
 
   constructor(options: ProcessPodRuntimeOptions) {
     this.#cgroups = options.cgroups;
@@ -110,6 +122,8 @@ export class ProcessPodRuntime implements PodsPort {
     this.#canMount = options.canMount ?? process.geteuid?.() === 0;
     this.#stateDir = resolve(options.node.stateDir);
     this.#processes = new PodProcesses(options.cgroups, options.clock);
+    this.#takeInKills = options.takeInKills ?? (() => {});
+    this.#onPodsChanged = options.onPodsChanged ?? (() => {});
     this.#supervisor = new ContainerSupervisor({
       cgroups: options.cgroups,
       node: options.node,
@@ -122,7 +136,12 @@ export class ProcessPodRuntime implements PodsPort {
       events: {
         refresh: (record) => this.#refresh(record),
         persist: (record) => this.#persist(record),
-        exited: (record) => (record.terminating ? this.#persist(record) : this.#reconcile(record)),
+        exited: (record) => {
+          this.#takeInKills();
+          if (record.terminating) this.#persist(record);
+          else this.#reconcile(record);
+        },
+        catchUp: () => this.#takeInKills(),
       },
     });
     const driver = this.#cgroups;
@@ -230,6 +249,21 @@ export class ProcessPodRuntime implements PodsPort {
     return target;
   }
 
+  /**
+   * Where each active pod's processes are, for a thread that signals them itself (the loop thread's
+   * kill: {@link podPidsNow}, then {@link killSignalled}); empty without cgroups, where finding a
+   * pod's processes takes a /proc scan that only {@link kill} does.
+   */
+  signalTargets(): PodSignalTarget[] {
+    const out: PodSignalTarget[] = [];
+    for (const record of this.#pods.values()) {
+      if (record.final || record.terminating) continue;
+      const target = this.#processes.signalTarget(record);
+      if (target !== undefined) out.push(target);
+    }
+    return out;
+  }
+
   /** Where the pod's logs, writable directories and volumes are. */
   podPaths(uid: string): PodPaths | undefined {
     return this.#pods.get(uid)?.paths;
@@ -298,21 +332,15 @@ export class ProcessPodRuntime implements PodsPort {
    * period, as upstream.
    */
   async kill(pod: RunnablePod, gracePeriodSeconds: number, status: GivenPodStatus): Promise<KillResult> {
-    const graceMs = Math.max(0, gracePeriodSeconds) * 1000;
-    let record = this.#pods.get(pod.uid);
-    if (record === undefined) {
-      // Never started here: only the status to write.
-      record = newPodRecord(pod, this.#stateDir, podQos(pod));
-      this.#pods.set(pod.uid, record);
-      this.#fix(record, status);
-      await this.#persistNow(record);
-      return { terminatedAt: this.#clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
-    }
-    const pending = record.kill;
-    if (pending !== undefined) {
-      pending.deadline = Math.min(pending.deadline, this.#clock.now() + graceMs);
-      pending.status = status;
-      return { terminatedAt: pending.terminatedAt, done: pending.done };
+    const record = this.#pods.get(pod.uid);
+    if (record === undefined || record.kill !== undefined) {
+      const result = this.killSignalled(pod, gracePeriodSeconds, status, {
+        pids: [],
+        terminatedAt: this.#clock.now(),
+      });
+      // A pod never started here has only its status to write: written when this returns.
+      if (record === undefined) await result.done;
+      return result;
     }
     record.final = true;
     record.terminating = true;
@@ -323,19 +351,67 @@ export class ProcessPodRuntime implements PodsPort {
       pids = await this.#processes.ofPod(record);
     }
     this.#processes.signal(record.containers, pids, "SIGTERM");
+    return this.#killUnderway(record, gracePeriodSeconds, status, { pids, terminatedAt: this.#clock.now() });
+  }
+
+  /**
+   * A kill whose SIGTERM was sent elsewhere, to `signalled.pids` at `signalled.terminatedAt` (the
+   * loop thread signals a pod's cgroups itself the moment it decides): from here on it is
+   * {@link kill}'s, with the same grace period, SIGKILL and final status. Synchronous, so it can be
+   * taken in from within an exit handler ({@link ProcessPodRuntimeOptions.takeInKills}).
+   */
+  killSignalled(
+    pod: RunnablePod,
+    gracePeriodSeconds: number,
+    status: GivenPodStatus,
+    signalled: { readonly pids: readonly number[]; readonly terminatedAt: number },
+  ): KillResult {
+    const graceMs = Math.max(0, gracePeriodSeconds) * 1000;
+    let record = this.#pods.get(pod.uid);
+    if (record === undefined) {
+      // Never started here: only the status to write.
+      record = newPodRecord(pod, this.#stateDir, podQos(pod));
+      this.#pods.set(pod.uid, record);
+      this.#fix(record, status);
+      this.#persist(record);
+      const written = record.writes.then(() => ({ ok: true, stuck: [] }));
+      return { terminatedAt: signalled.terminatedAt, done: written };
+    }
+    const pending = record.kill;
+    if (pending !== undefined) {
+      pending.deadline = Math.min(pending.deadline, this.#clock.now() + graceMs);
+      pending.status = status;
+      return { terminatedAt: pending.terminatedAt, done: pending.done };
+    }
+    record.final = true;
+    record.terminating = true;
+    return this.#killUnderway(record, gracePeriodSeconds, status, signalled);
+  }
+
+  /** After SIGTERM: no restart, the grace period, SIGKILL, then the final status. */
+  #killUnderway(
+    record: PodRecord,
+    gracePeriodSeconds: number,
+    status: GivenPodStatus,
+    signalled: { readonly pids: readonly number[]; readonly terminatedAt: number },
+  ): KillResult {
     // After SIGTERM, so the supervisor's abort listeners (restart timers, polls) do not delay it. No
     // exit is handled in between: a child's exit reaches this process in a later turn of the loop.
     record.abort.abort();
-    const terminatedAt = this.#clock.now();
-    this.#logger.info({ pod: pod.key, uid: pod.uid, pids, gracePeriodSeconds }, "pod killing: SIGTERM sent");
+    const { pids, terminatedAt } = signalled;
+    this.#logger.info(
+      { pod: record.pod.key, uid: record.pod.uid, pids, gracePeriodSeconds },
+      "pod killing: SIGTERM sent",
+    );
     const kill: PendingKill = {
-      deadline: terminatedAt + graceMs,
+      deadline: terminatedAt + Math.max(0, gracePeriodSeconds) * 1000,
       status,
       terminatedAt,
       done: Promise.resolve({ ok: true, stuck: [] }),
     };
     record.kill = kill;
     kill.done = this.#finishKill(record, kill);
+    this.#onPodsChanged();
     return { terminatedAt, done: kill.done };
   }
 
@@ -434,6 +510,7 @@ export class ProcessPodRuntime implements PodsPort {
     await this.remove(pod);
     await record.writes;
     this.#pods.delete(pod.uid);
+    this.#onPodsChanged();
     await rm(record.paths.dir, { recursive: true, force: true });
   }
 
@@ -698,6 +775,8 @@ export class ProcessPodRuntime implements PodsPort {
    * bring back a pod the daemon already stopped.
    */
   #persist(record: PodRecord): void {
+    // Every change worth a status write may change what the stats collector or the loop is told.
+    this.#onPodsChanged();
     if (record.writeQueued) return;
     record.writeQueued = true;
     record.writes = record.writes.then(async () => {

@@ -3,10 +3,10 @@
  * prints, so a day on a real node can be read, replayed and explained with the same tools.
  * `at` is the time since the daemon started; `wake` says what woke the loop.
  */
-import type { LoopStep } from "../app/loop/eviction-loop.js";
+import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import { stepRecord } from "../app/replay/records.js";
 
-export function daemonStepRecord(step: LoopStep, startedAt: number): Record<string, unknown> {
+export function daemonStepRecord(step: LoopStepData, startedAt: number): Record<string, unknown> {
   const record = stepRecord({
     step: {
       index: 0,

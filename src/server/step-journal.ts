@@ -4,7 +4,8 @@
  * the decision log (the replay step record).
  */
 import { appendFileSync } from "node:fs";
-import type { LoopStep, StepTimings } from "../app/loop/eviction-loop.js";
+import type { StepTimings } from "../app/loop/eviction-loop.js";
+import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import type { LoggerPort } from "../app/ports.js";
 import type { EvictionRecord } from "../app/node-view/snapshot.js";
 import type { Threshold } from "../core/model.js";
@@ -34,7 +35,7 @@ export class StepJournal {
     this.o = options;
   }
 
-  record(step: LoopStep): void {
+  record(step: LoopStepData): void {
     const { metrics, log } = this.o;
     metrics.observeSync(step.report, this.o.thresholds, step.decidedAt);
     for (const e of step.evictions) {

@@ -7,10 +7,9 @@
  */
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
-import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
-import type { LoggerPort, PodsPort, StatsPort, StatsSample } from "../../app/ports.js";
+import type { LoopStepData } from "../../app/loop/loop-step-data.js";
+import type { LoggerPort, PodsPort } from "../../app/ports.js";
 import { systemClock } from "../system-clock.js";
 import { manifestProblem, type DaemonSnapshot, type ManifestProblem } from "../../app/node-view/snapshot.js";
 import { loadNodeSpec } from "../../formats/node-file.js";
@@ -21,28 +20,20 @@ import { ManifestSource, type ManifestListener } from "../../runtime/manifest-so
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
-import {
-  LinuxSummaryCollector,
-  type ActivePodInfo,
-  type RawSummaryJson,
-} from "../../linux/node-stats/index.js";
 import { rejectedPodStatus } from "../../core/admission.js";
 import { admitPodToNode } from "../../core/node-admission.js";
-import type { FilesystemLayout } from "../../core/model.js";
+import type { FilesystemLayout, NodeCondition, NodeSummary } from "../../core/model.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
-import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
+import { decodeSummary } from "../../core/summary/decode-summary.js";
+import { IssueList } from "../../core/issues.js";
 import { AdapterError, errnoCode, EXIT } from "../../errors.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { startHttpServer, type DaemonHttpServer } from "../../server/http-server.js";
-import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
-import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
+import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
+import type { PodsUpdate } from "../loop-thread/protocol.js";
 
-/** Memory wakes rehearsed (acted on by nothing) after pods start, so the first real wake runs compiled code. */
-const PREPARE_READS = 10;
-/** The pause between two rehearsals. */
-const PREPARE_SPACING_MS = 25;
 /** Problems of one bad manifest file shown in its log line (all of them are in /status). */
 const MANIFEST_LOG_PROBLEMS = 3;
 
@@ -126,52 +117,46 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     );
   }
 
-  const runtime = new ProcessPodRuntime({ cgroups: driver, node: spec, clock: systemClock, logger: log });
+  // The eviction loop runs in a thread of its own (cli/loop-thread/); this thread runs the pods,
+  // HTTP, metrics and logs. Set once the loop thread is up.
+  let thread: LoopThread | undefined;
+  // Pod starts come in bursts (a restart adopts 110 pods): one update per turn of the event loop.
+  let updateQueued = false;
+  const schedulePodsUpdate = (): void => {
+    if (updateQueued || thread === undefined) return;
+    updateQueued = true;
+    setImmediate(() => {
+      updateQueued = false;
+      podsUpdate().then(
+        (update) => thread?.pushPods(update),
+        (e: unknown) => log.warn({ err: String(e) }, "cannot describe the pods to the loop thread"),
+      );
+    });
+  };
+  const runtime = new ProcessPodRuntime({
+    cgroups: driver,
+    node: spec,
+    clock: systemClock,
+    logger: log,
+    takeInKills: () => thread?.takeInKills(),
+    onPodsChanged: () => schedulePodsUpdate(),
+  });
   await runtime.loadPersisted();
   capabilities.push(...runtime.capabilities);
-
-  const collector = new LinuxSummaryCollector({
-    node: spec,
-    ...(driver && nodeCgroups ? { cgroups: { driver, node: nodeCgroups } } : {}),
-  });
-  let lastTargets: ActivePodInfo[] = [];
-  const decoded = summaryStatsPort({
-    read: async (scope) => {
-      lastTargets = await runtime.statsTargets();
-      return collector.collect(lastTargets, { memoryOnly: scope === "memory", reusePods: scope === "node" });
-    },
-    refreshPods: (raw, uids) =>
-      Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
-    source: "the node's stats collector",
-    clock: systemClock,
-    hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
-  });
-  let lastSample: StatsSample | undefined;
-  const stats: StatsPort = {
-    collect: async (scope) => (lastSample = await decoded.collect(scope)),
-    refreshPods: async (sample, uids) =>
-      (lastSample = await (decoded.refreshPods?.(sample, uids) ?? Promise.resolve(sample))),
-  };
 
   const pods: PodsPort = options.dryRun
     ? new DryRunPods({ pods: runtime, clock: systemClock, logger: log })
     : runtime;
   if (options.dryRun) capabilities.push("dry run: decisions are logged and exported, no pod is killed");
 
-  // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.
-  const plan = planWakeSources({
-    notifications: spec.notifications,
-    housekeepingIntervalMs: spec.housekeepingIntervalMs,
-    thresholds: spec.eviction.thresholds,
-    cgroups: driver && nodeCgroups ? { driver, node: nodeCgroups } : undefined,
+  /** What the loop thread is told about the pods. */
+  const podsUpdate = async (): Promise<PodsUpdate> => ({
+    active: pods.activePods(),
+    // Without cgroups a pod's processes are found by a /proc scan: the loop thread asks at each read.
+    ...(driver !== undefined ? { targets: await runtime.statsTargets() } : {}),
+    signal: runtime.signalTargets(),
   });
-  capabilities.push(...plan.capabilities);
-  const wake = new NotificationWakePort({
-    sources: plan.thresholds,
-    others: plan.others,
-    now: () => systemClock.now(),
-    onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed"),
-  });
+  const podByUid = (uid: string): RunnablePod | undefined => runtime.knownPods().find((p) => p.uid === uid);
 
   const metrics = new DaemonMetrics();
   const startedAt = systemClock.now();
@@ -183,20 +168,33 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     decisionLog: join(spec.stateDir, "decisions.jsonl"),
   });
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
-  let lastStep: LoopStep | undefined;
+  let lastStep: LoopStepData | undefined;
+  let lastRaw: unknown;
+  // The last Summary decoded for /status's ranking, once per step (only when /status asks).
+  let lastSummary: { readonly raw: unknown; readonly summary: NodeSummary | undefined } | undefined;
+  const decodedLastSummary = (): NodeSummary | undefined => {
+    if (lastRaw === undefined) return undefined;
+    if (lastSummary?.raw !== lastRaw)
+      lastSummary = {
+        raw: lastRaw,
+        summary: decodeSummary(lastRaw, "summary", systemClock.now(), new IssueList()),
+      };
+    return lastSummary.summary;
+  };
+  const conditions = (): readonly NodeCondition[] => lastStep?.state.nodeConditions ?? [];
 
   let manifestErrors: readonly ManifestProblem[] = [];
   const snapshot = (): DaemonSnapshot => {
     const report = lastStep?.report;
-    const ranking = currentRanking(report, layout, runtime.activePods(), lastSample?.summary);
+    const ranking = currentRanking(report, layout, runtime.activePods(), decodedLastSummary());
     return {
       node: spec,
       startedAt,
       now: systemClock.now(),
       capabilities,
-      conditions: loop.engineState.nodeConditions,
+      conditions: conditions(),
       ...(report !== undefined ? { lastReport: report } : {}),
-      ...(lastSample !== undefined ? { summary: lastSample.raw } : {}),
+      ...(lastRaw !== undefined ? { summary: lastRaw } : {}),
       pods: runtime.statusViews(),
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
@@ -205,45 +203,38 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     };
   };
 
-  const loop = new EvictionLoop({
-    config: spec.eviction,
-    layout,
-    housekeepingIntervalMs: spec.housekeepingIntervalMs,
-    resyncAfterEviction: !options.dryRun,
-    stats,
-    pods,
-    wake,
-    clock: systemClock,
+  const handlers: LoopThreadHandlers = {
     log,
-    onStep: (step) => {
+    onStep: (step, raw) => {
       lastStep = step;
+      lastRaw = raw;
       journal.record(step);
       metrics.setPods(runtime.statusViews());
     },
-  });
-
-  // The first memory wake after pods start should read kept-open files, not open them on its way to
-  // a kill: once a burst of starts settles, a few rehearsed wakes (a memory read and a decision,
-  // acted on by nothing: EvictionLoop.rehearse) open the new pods' files, learn their limits and get
-  // the wake's read and decision path compiled by V8. On a 110-pod node the first wake after a
-  // start otherwise opened ~770 files and took 20–30 ms to read, not 5–10.
-  let prepareTimer: NodeJS.Timeout | undefined;
-  const prepareStats = (): void => {
-    if (prepareTimer !== undefined) return;
-    prepareTimer = setTimeout(() => {
-      prepareTimer = undefined;
-      const prepare = async (): Promise<void> => {
-        for (let i = 0; i < PREPARE_READS && !options.signal.aborted; i++) {
-          await loop.rehearse();
-          // Spread out, so a real wake that comes meanwhile waits for one rehearsal at most.
-          await sleep(PREPARE_SPACING_MS, undefined, { signal: options.signal, ref: false });
+    onRequest: async (request) => {
+      switch (request.op) {
+        case "isCleanedUp": {
+          const pod = podByUid(request.uid);
+          return pod === undefined ? true : pods.isCleanedUp(pod);
         }
-      };
-      prepare().catch((e: unknown) => {
-        if (!options.signal.aborted) log.warn({ err: String(e) }, "cannot prepare the stats of new pods");
-      });
-    }, 100);
-    prepareTimer.unref();
+        case "containerGC":
+          return pods.containerGC();
+        case "imageGC":
+          return pods.imageGC();
+        case "statsTargets":
+          return runtime.statsTargets();
+      }
+    },
+    onKill: (notice) => {
+      const pod = podByUid(notice.pod.uid) ?? notice.pod;
+      return notice.signalled !== undefined
+        ? runtime.killSignalled(pod, notice.gracePeriodSeconds, notice.status, notice.signalled)
+        : pods.kill(pod, notice.gracePeriodSeconds, notice.status);
+    },
+    onRestate: (uid, status) => {
+      const pod = podByUid(uid);
+      if (pod !== undefined) pods.restate?.(pod, status);
+    },
   };
 
   /** Stops a pod whose manifest went away or changed (its own grace period), then deletes what is kept of it. */
@@ -261,21 +252,13 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   // New pods go through admission against the conditions the loop reports now.
   const listener: ManifestListener = {
     added: (pod: RunnablePod) => {
-      const verdict = admitPodToNode(
-        pod,
-        loop.engineState.nodeConditions,
-        runtime.activePods(),
-        spec.allocatableMemoryBytes,
-      );
+      const verdict = admitPodToNode(pod, conditions(), runtime.activePods(), spec.allocatableMemoryBytes);
       const action = verdict.admit
         ? runtime.start(pod)
         : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
       if (!verdict.admit)
         log.warn({ pod: pod.key, reason: verdict.reason }, `rejected ${pod.key}: ${verdict.message.trim()}`);
-      action.then(
-        () => (verdict.admit ? prepareStats() : undefined),
-        (e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"),
-      );
+      action.catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"));
     },
     removed: (pod: RunnablePod) => {
       stopAndForget(pod, "Deleted", "The pod manifest was removed").catch((e: unknown) =>
@@ -308,30 +291,43 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const manifests = new ManifestSource({ dir: spec.manifestDir, logger: log, listener });
 
   let server: DaemonHttpServer | undefined;
+  let failure: unknown;
   try {
     // Inside the try: when the address cannot be bound (the port is taken), the daemon does not
-    // linger half-started (wake threads, supervised pods, no loop, no HTTP): it stops as on a
-    // signal and the error ends the command (exit 3, with a hint).
+    // linger half-started (loop thread, supervised pods, no HTTP): it stops as on a signal and the
+    // error ends the command (exit 3, with a hint).
     server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
+    thread = await LoopThread.start({
+      node: spec,
+      layout,
+      dryRun: options.dryRun,
+      ...(nodeCgroups !== undefined ? { cgroups: { nodeName: nodeCgroups.name } } : {}),
+      pods: await podsUpdate(),
+      handlers,
+    });
+    capabilities.push(...thread.capabilities);
     log.info(
       { url: server.url, node: spec.name, capabilities },
       `evictd running node ${spec.name}; ${server.url}/status`,
     );
     // Against the pods restored from the state directory: what changed while no daemon ran.
     await manifests.start(runtime.knownPods());
-    prepareStats();
+    schedulePodsUpdate();
     options.onReady?.({
       url: server.url,
       nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
     });
-    await loop.run(options.signal);
+    await untilAborted(options.signal, thread.finished);
+  } catch (e) {
+    failure = e;
   } finally {
     manifests.stop();
-    clearTimeout(prepareTimer);
-    await wake.stop();
+    try {
+      await thread?.stop();
+    } catch (e) {
+      failure ??= e;
+    }
     await server?.close();
-    await collector.diskMeasured();
-    collector.close();
     if (options.cleanupOnExit === true) {
       if (driver !== undefined) {
         // The subtree is killed from outside the runtime: its containers must not be restarted.
@@ -353,6 +349,19 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     await runtime.close();
     log.info({}, "evictd stopped");
   }
+  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
+}
+
+/** Resolves when `signal` aborts; rejects if `running` fails first (a loop that ended by itself is a failure too). */
+function untilAborted(signal: AbortSignal, running: Promise<void>): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    running.then(
+      () => (signal.aborted ? resolve() : reject(new Error("the eviction loop ended by itself"))),
+      reject,
+    );
+  });
 }
 
 /** The `run` verb: the daemon with pino logs on stdout, stopped by SIGINT or SIGTERM. */

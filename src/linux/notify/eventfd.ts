@@ -13,9 +13,9 @@ export const POLL = { in: 0x1, pri: 0x2, out: 0x4, err: 0x8, hup: 0x10, nval: 0x
 export const ERRNO = { EINTR: 4, EAGAIN: 11 } as const;
 
 /**
- * C declarations of the calls used, shared with the poll worker (which loads its own koffi
- * instance) so both sides bind the same signatures. Buffers go to `void *` so koffi passes their
- * memory by reference and the kernel writes results (revents, counters) straight into them.
+ * C declarations of the calls used, shared with the fd poller so both bind the same signatures.
+ * Buffers go to `void *` so koffi passes their memory by reference and the kernel writes results
+ * (revents, counters) straight into them.
  */
 export const LIBC_PROTOTYPES = {
   eventfd: "int eventfd(unsigned int initval, int flags)",

@@ -1,5 +1,6 @@
-/** Tests of the poll thread: delivery and latency, coalescing, release, failures, and that the event loop stays free. */
+/** Tests of the fd poller: delivery and latency, coalescing, release, failures, and that the thread pool stays free. */
 import fs from "node:fs";
+import { Worker } from "node:worker_threads";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
@@ -43,7 +44,7 @@ describe("FdPoller", () => {
       const signalled = process.hrtime.bigint();
       signalEventfd(fd);
       await waitFor(() => readyAt !== 0n, 2000, "readiness");
-      // The first sample includes the thread's start-up (~30 ms), not delivery.
+      // The first sample includes binding libc, not delivery.
       if (i > 0) latencies.push(Number(readyAt - signalled) / 1e6);
     }
     const { median, max } = medianMax(latencies);
@@ -75,7 +76,7 @@ describe("FdPoller", () => {
     assert.deepEqual(counts, [5n], "level-triggered readiness must not repeat once drained");
   });
 
-  test("one thread serves many fds and reports only the ready one", async () => {
+  test("one poll serves many fds and reports only the ready one", async () => {
     const seen: number[] = [];
     const fds = [eventfd(), eventfd(), eventfd()];
     fds.forEach((fd, i) =>
@@ -97,8 +98,8 @@ describe("FdPoller", () => {
     assert.deepEqual(seen, [1]);
   });
 
-  test("armed watches pin no libuv threadpool thread: fs calls keep flowing", async () => {
-    // With reads pending on the threadpool (4 threads) instead, 4 armed sources hang fs for good.
+  test("armed watches share one poll(2): fs calls on the thread pool keep flowing", async () => {
+    // With a read per source pending on the pool (4 threads) instead, 4 armed sources hang fs for good.
     for (let i = 0; i < 6; i++)
       ids.push(
         poller.watch({
@@ -131,7 +132,7 @@ describe("FdPoller", () => {
 });
 
 describe("FdPoller lifecycle", () => {
-  test("nothing is delivered after unwatch, the last unwatch ends the thread, and a new watch starts another", async () => {
+  test("nothing is delivered after unwatch, the last unwatch ends polling, and a new watch starts again", async () => {
     const poller = new FdPoller();
     const fds = openFdCount();
     const fd = createEventfd();
@@ -154,7 +155,7 @@ describe("FdPoller lifecycle", () => {
       assert.equal(
         openFdCount(),
         fds + 1,
-        "only the test's own eventfd is left: the thread and its control fd are gone",
+        "only the test's own eventfd is left: the poller's control fd is gone",
       );
 
       const again = poller.watch({
@@ -164,11 +165,36 @@ describe("FdPoller lifecycle", () => {
         onReady: () => ready++,
         onFailure: assert.fail,
       });
-      await waitFor(() => ready === 2, 2000, "the pending signal, seen by the new thread");
+      await waitFor(() => ready === 2, 2000, "the pending signal, seen by the new poll");
       await poller.unwatch(again);
     } finally {
       closeFd(fd);
     }
     assert.equal(openFdCount(), fds);
+  });
+});
+
+describe("FdPoller in a thread that dies", () => {
+  test("a worker whose watch is armed ends within the poll timeout when it throws, never hangs", async () => {
+    // The poll(2) in flight keeps the worker's teardown waiting until it returns: its timeout bounds
+    // that wait (before, a poll(-1) could hold the process at exit for good).
+    const pollerUrl = new URL("./fd-poller.js", import.meta.url).href;
+    const eventfdUrl = new URL("./eventfd.js", import.meta.url).href;
+    const worker = new Worker(
+      `import(${JSON.stringify(eventfdUrl)}).then(async ({ createEventfd, POLL }) => {
+        const { FdPoller } = await import(${JSON.stringify(pollerUrl)});
+        new FdPoller().watch({ fd: createEventfd(), events: POLL.in, drain: true, onReady() {}, onFailure() {} });
+        setTimeout(() => { throw new Error("the thread fails"); }, 50);
+      });`,
+      { eval: true },
+    );
+    const started = Date.now();
+    const errors: Error[] = [];
+    worker.on("error", (e) => errors.push(e));
+    const code = await new Promise<number>((resolve) => worker.once("exit", resolve));
+    const tookMs = Date.now() - started;
+    assert.equal(code, 1);
+    assert.match(errors[0]?.message ?? "", /the thread fails/);
+    assert.ok(tookMs < 3000, `the worker took ${tookMs} ms to end`);
   });
 });

@@ -1,33 +1,31 @@
-/** Waits on raw file descriptors in one worker thread so kernel notifications never block the event loop. */
-import { createRequire } from "node:module";
-import { MessageChannel, Worker } from "node:worker_threads";
+/**
+ * Waits on raw file descriptors without blocking the event loop: one poll(2) over every watched fd,
+ * run on the libuv thread pool, its result delivered back to the thread that asked.
+ */
+import koffi from "koffi";
 import { AdapterError } from "../../errors.js";
 import {
   closeFd,
   createEventfd,
+  drainEventfd,
   ERRNO,
   LIBC_PROTOTYPES,
   POLL,
   signalEventfd,
   syscallError,
 } from "./eventfd.js";
-import { pollWorkerMain } from "./fd-poll-worker.js";
-import type { PollCommand, PollEvent, PollWorkerInit } from "./fd-poll-worker.js";
 
-// Why a dedicated thread rather than fs.read() on the libuv threadpool: a pending read pins one of
-// the pool's 4 threads for as long as the source is armed. Upstream arms one notifier per memory
-// threshold (hard and soft, node and allocatable: up to 4), so 4 armed sources would starve every
-// fs call of the daemon; measured here, with 4 blocked reads `fs.readFile` never completes (koffi's
-// `.async` calls run on the same pool, so an async poll(2) has the same flaw). One poll(2) thread
-// serves any number of descriptors at about the same latency (median eventfd write → JS callback:
-// 0.05–0.11 ms here, vs 0.04 ms for a threadpool read), costs one thread and ~30 ms to start, and is
-// interrupted through its own control eventfd instead of a fake event on the watched fd.
-//
-// Why an eval worker: under a TypeScript loader (tsx) a worker file `.ts` is not loaded on Node 20
-// (loader hooks do not reach workers), and dist/ has `.js`; serialising one function works for
-// both. It is handed the context's `require` (a bundler would rewrite a bare one into a helper the
-// worker does not have); loaders that wrap functions in esbuild's `__name` helper get a no-op shim.
-const WORKER_SOURCE = `const __name = (target) => target;\n(${pollWorkerMain.toString()})(require);\n`;
+// Why one poll(2) on the pool, and not a read per source or a thread of our own:
+// - A pending read pins one of the pool's 4 threads for as long as its source is armed; upstream
+//   arms one notifier per memory threshold (up to 4), which would starve every fs call of the
+//   process. One poll(2) over all descriptors pins one thread, however many sources there are.
+// - A worker thread of its own (how this was done before) costs a V8 isolate (~8 MiB resident),
+//   and its messages land on the event loop exactly as a pool completion does (median eventfd
+//   write → callback 0.03–0.11 ms here, either way).
+// - The poll has a timeout (POLL_TIMEOUT_MS), so a thread that must end (a worker being torn down,
+//   the process exiting) never waits on it for more than that, even if nobody signals it; the
+//   control eventfd makes it return at once whenever the watch set changes or the poller stops.
+const POLL_TIMEOUT_MS = 1000;
 
 /** What to watch and whom to tell. */
 export interface FdWatch {
@@ -38,184 +36,211 @@ export interface FdWatch {
   readonly drain: boolean;
   /** Called on the event loop each time the fd is ready. */
   readonly onReady: (revents: number, count: bigint) => void;
-  /** Called once if the fd reports an error condition or the poll thread dies; the watch is then gone. */
+  /** Called once if the fd reports an error condition or polling fails; the watch is then gone. */
   readonly onFailure: (error: AdapterError) => void;
 }
 
 interface Entry {
+  readonly id: number;
   readonly watch: FdWatch;
-  /** Set when unwatch was requested: later readiness is dropped, so nothing fires after stop(). */
+  /** Set when unwatch was requested: later readiness is dropped, so nothing fires after unwatch(). */
   releasing: boolean;
   readonly released: Promise<void>;
   readonly resolveReleased: () => void;
 }
 
-/** One poll thread and the watches it serves. */
-class PollThread {
-  readonly entries = new Map<number, Entry>();
-  readonly #worker: Worker;
-  readonly #commands: MessageChannel["port1"];
-  readonly #controlFd: number;
-  readonly #exited: Promise<void>;
-  #alive = true;
+type PollAsync = (
+  set: Uint8Array,
+  n: number,
+  timeoutMs: number,
+  callback: (error: unknown, result: number) => void,
+) => void;
+type ReadSync = (fd: number, buf: Uint8Array, n: number) => number;
 
-  constructor() {
-    this.#controlFd = createEventfd();
-    const channel = new MessageChannel();
-    this.#commands = channel.port1;
-    const init: PollWorkerInit = {
-      koffiPath: createRequire(import.meta.url).resolve("koffi"),
-      controlFd: this.#controlFd,
-      commands: channel.port2,
-      prototypes: LIBC_PROTOTYPES,
-      poll: POLL,
-      errno: ERRNO,
-    };
-    this.#worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: init,
-      transferList: [channel.port2],
-      // The loop is plain JavaScript: skip the parent's preloads (a TypeScript loader costs ~60 ms and
-      // memory), and keep the thread's heap small; it holds a handful of numbers.
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
-    });
-    this.#worker.on("message", (event: PollEvent) => this.#onEvent(event));
-    this.#exited = new Promise((resolve) => {
-      this.#worker.once("exit", () => {
-        this.#alive = false;
-        this.#commands.close();
-        try {
-          closeFd(this.#controlFd);
-        } catch {
-          // Only EBADF is possible, i.e. someone else closed our fd; there is nothing left to release.
-        }
-        this.#failAll(new AdapterError("poll-thread-exited", "the fd poll thread ended unexpectedly"));
-        resolve();
-      });
-    });
-    this.#worker.on("error", (cause) => {
-      this.#failAll(new AdapterError("poll-thread-crashed", "the fd poll thread crashed", { cause }));
-    });
-  }
+let bound: { readonly poll: PollAsync; readonly read: ReadSync } | undefined;
 
-  send(command: PollCommand): void {
-    // postMessage queues synchronously on the sibling port, so the worker finds the command as
-    // soon as the control eventfd wakes it.
-    this.#commands.postMessage(command);
-    signalEventfd(this.#controlFd);
-  }
-
-  get alive(): boolean {
-    return this.#alive;
-  }
-
-  /** Ends the thread (which then closes the control eventfd); resolves when both are gone. */
-  close(): Promise<void> {
-    if (this.#alive) this.send({ op: "exit" });
-    return this.#exited;
-  }
-
-  #onEvent(event: PollEvent): void {
-    if (event.type === "fatal") {
-      this.#failAll(
-        new AdapterError("poll-failed", "poll(2) failed in the fd poll thread", {
-          cause: syscallError(event.syscall, event.errno),
-        }),
-      );
-      return;
-    }
-    const entry = this.entries.get(event.id);
-    if (entry === undefined) return;
-    if (event.type === "unwatched") {
-      this.entries.delete(event.id);
-      entry.resolveReleased();
-    } else if (event.type === "failed") {
-      this.entries.delete(event.id);
-      entry.resolveReleased();
-      if (!entry.releasing) {
-        entry.watch.onFailure(
-          new AdapterError(
-            "fd-poll-error",
-            `fd ${entry.watch.fd} reported poll error (revents 0x${event.revents.toString(16)})`,
-            {
-              hint: "the watched file was closed, or the kernel object behind it went away",
-            },
-          ),
-        );
-      }
-    } else if (!entry.releasing) {
-      entry.watch.onReady(event.revents, event.count);
-    }
-  }
-
-  #failAll(error: AdapterError): void {
-    const entries = [...this.entries.values()];
-    this.entries.clear();
-    for (const entry of entries) {
-      entry.resolveReleased();
-      if (!entry.releasing) entry.watch.onFailure(error);
-    }
-  }
+function libc(): { readonly poll: PollAsync; readonly read: ReadSync } {
+  if (bound !== undefined) return bound;
+  const lib = koffi.load("libc.so.6");
+  const poll = lib.func(LIBC_PROTOTYPES.poll) as unknown as { async: PollAsync };
+  bound = {
+    poll: (set, n, timeoutMs, callback) => poll.async(set, n, timeoutMs, callback),
+    read: lib.func(LIBC_PROTOTYPES.read) as ReadSync,
+  };
+  return bound;
 }
 
 /**
- * Multiplexes fd watches onto one poll thread, started on the first watch and ended when the last
- * watch is released, so an idle daemon holds no thread and a stopped source leaves no fd behind.
+ * Multiplexes fd watches onto one poll(2) at a time, started on the first watch and not re-armed
+ * once the last watch is released, so an idle poller holds no pool thread and a stopped source
+ * leaves no fd behind. Readiness is delivered on the thread that created the poller.
  */
 export class FdPoller {
-  #thread: PollThread | undefined;
+  readonly #entries = new Map<number, Entry>();
   #nextId = 1;
-  readonly #closing = new Set<Promise<void>>();
+  #controlFd: number | undefined;
+  /** The watches the poll in flight covers (undefined: none in flight). */
+  #inFlight: readonly Entry[] | undefined;
+  /** Resolves when the poll in flight returns. */
+  #pollDone: Promise<void> = Promise.resolve();
+  /** True while a result is being handled: a watch or unwatch from a callback must not arm a second poll. */
+  #handling = false;
 
   /** Starts watching; returns an id for {@link unwatch}. Readiness is delivered asynchronously. */
   watch(watch: FdWatch): number {
-    // A thread that died has already failed its watches and released its fds: start a fresh one.
-    const thread = this.#thread?.alive === true ? this.#thread : (this.#thread = new PollThread());
     const id = this.#nextId++;
     let resolveReleased = (): void => {};
     const released = new Promise<void>((resolve) => (resolveReleased = resolve));
-    thread.entries.set(id, { watch, releasing: false, released, resolveReleased });
-    thread.send({ op: "watch", id, fd: watch.fd, events: watch.events, drain: watch.drain });
+    this.#entries.set(id, { id, watch, releasing: false, released, resolveReleased });
+    this.#changed();
     return id;
   }
 
   /**
-   * Stops watching `id`. Resolves once the poll thread no longer holds the fd (only then may the
-   * caller close it: a closed number can be reused by the next open) and, if it was the last
-   * watch, once the thread has ended. No readiness is delivered for `id` after this call.
+   * Stops watching `id`. Resolves once no poll(2) holds the fd any more (only then may the caller
+   * close it: a closed number can be reused by the next open). No readiness is delivered for `id`
+   * after this call.
    */
   async unwatch(id: number): Promise<void> {
-    const thread = this.#thread;
-    const entry = thread?.entries.get(id);
-    if (thread === undefined || entry === undefined) {
-      await Promise.all(this.#closing);
-      return;
-    }
-    if (!entry.releasing) {
-      entry.releasing = true;
-      thread.send({ op: "unwatch", id });
-    }
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    entry.releasing = true;
+    this.#entries.delete(id);
+    if (this.#inFlight?.includes(entry) === true) this.#changed();
+    else entry.resolveReleased();
     await entry.released;
-    if (thread === this.#thread && thread.entries.size === 0) {
-      this.#thread = undefined;
-      const closing = thread.close();
-      this.#closing.add(closing);
-      const forget = (): void => void this.#closing.delete(closing);
-      closing.then(forget, forget);
-    }
-    await Promise.all(this.#closing);
   }
 
   /** Number of fds currently watched (for tests and status pages). */
   get size(): number {
-    return this.#thread?.entries.size ?? 0;
+    return this.#entries.size;
+  }
+
+  /** The watch set changed: interrupt the poll in flight (it re-arms with the new set), or arm one. */
+  #changed(): void {
+    if (this.#handling) return; // the handler arms the next poll with the current set
+    if (this.#inFlight !== undefined) {
+      if (this.#controlFd !== undefined) signalEventfd(this.#controlFd);
+      return;
+    }
+    this.#arm();
+  }
+
+  #arm(): void {
+    const entries = [...this.#entries.values()];
+    if (entries.length === 0) {
+      // Nothing to wait for: release the control fd too, so an idle poller holds nothing.
+      if (this.#controlFd !== undefined) closeFd(this.#controlFd);
+      this.#controlFd = undefined;
+      return;
+    }
+    let controlFd: number;
+    let poll: PollAsync;
+    try {
+      controlFd = this.#controlFd ??= createEventfd();
+      poll = libc().poll;
+    } catch (error) {
+      this.#failAll(
+        error instanceof AdapterError
+          ? error
+          : new AdapterError("poll-failed", "cannot set up poll(2)", { cause: error }),
+      );
+      return;
+    }
+    // struct pollfd { int fd; short events; short revents; }: 8 bytes; slot 0 is the control eventfd.
+    const set = Buffer.alloc(8 * (entries.length + 1));
+    set.writeInt32LE(controlFd, 0);
+    set.writeInt16LE(POLL.in, 4);
+    entries.forEach((e, i) => {
+      set.writeInt32LE(e.watch.fd, 8 * (i + 1));
+      set.writeInt16LE(e.watch.events, 8 * (i + 1) + 4);
+    });
+    this.#inFlight = entries;
+    let settle = (): void => {};
+    this.#pollDone = new Promise<void>((resolve) => (settle = resolve));
+    poll(set, entries.length + 1, POLL_TIMEOUT_MS, (error, result) => {
+      this.#inFlight = undefined;
+      // Whatever happens next, every fd released meanwhile is out of poll(2) now.
+      for (const e of entries) if (e.releasing) e.resolveReleased();
+      this.#handling = true;
+      try {
+        this.#onPollReturned(set, entries, error, result);
+      } finally {
+        this.#handling = false;
+      }
+      this.#arm();
+      settle();
+    });
+  }
+
+  /** Handles one poll(2) result: readiness and failures delivered (the caller arms the next poll). */
+  #onPollReturned(set: Buffer, entries: readonly Entry[], error: unknown, result: number): void {
+    if (error !== undefined && error !== null) {
+      this.#failAll(new AdapterError("poll-failed", "poll(2) could not run", { cause: error }));
+      return;
+    }
+    if (result < 0) {
+      const errno = koffi.errno();
+      if (errno !== ERRNO.EINTR) {
+        this.#failAll(
+          new AdapterError("poll-failed", "poll(2) failed", { cause: syscallError("poll", errno) }),
+        );
+        return;
+      }
+    }
+    const failure = POLL.err | POLL.hup | POLL.nval;
+    const counter = Buffer.alloc(8);
+    if (result > 0) {
+      if (set.readUInt16LE(6) !== 0 && this.#controlFd !== undefined) drainEventfd(this.#controlFd);
+      entries.forEach((entry, i) => {
+        const revents = set.readUInt16LE(8 * (i + 1) + 6);
+        if (revents === 0 || entry.releasing) return;
+        if ((revents & failure) !== 0) {
+          this.#entries.delete(entry.id);
+          entry.resolveReleased();
+          entry.watch.onFailure(
+            new AdapterError(
+              "fd-poll-error",
+              `fd ${entry.watch.fd} reported poll error (revents 0x${revents.toString(16)})`,
+              { hint: "the watched file was closed, or the kernel object behind it went away" },
+            ),
+          );
+          return;
+        }
+        // Reading resets an eventfd counter; without it poll would return at once forever.
+        const count =
+          entry.watch.drain && libc().read(entry.watch.fd, counter, 8) === 8 ? counter.readBigUInt64LE() : 0n;
+        entry.watch.onReady(revents, count);
+      });
+    }
+  }
+
+  #failAll(error: AdapterError): void {
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    for (const entry of entries) {
+      entry.resolveReleased();
+      if (!entry.releasing) entry.watch.onFailure(error);
+    }
+    if (this.#controlFd !== undefined) {
+      try {
+        closeFd(this.#controlFd);
+      } catch {
+        // Only EBADF is possible, i.e. someone else closed our fd; there is nothing left to release.
+      }
+      this.#controlFd = undefined;
+    }
+  }
+
+  /** Resolves when no poll(2) is in flight any more (after the last unwatch, at most the poll timeout). */
+  async idle(): Promise<void> {
+    while (this.#inFlight !== undefined) await this.#pollDone;
   }
 }
 
 let shared: FdPoller | undefined;
 
-/** The process-wide poller the wake sources use unless given one: one poll thread for all of them. */
+/** The poller the wake sources of this thread use unless given one: one poll(2) for all of them. */
 export function sharedFdPoller(): FdPoller {
   return (shared ??= new FdPoller());
 }

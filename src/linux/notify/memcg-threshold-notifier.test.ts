@@ -184,8 +184,8 @@ describe(
     }
 
     test("wakes within milliseconds of the crossing, rearms without spurious wakes, and releases everything", async (t) => {
-      // Armed far above usage from the start so the poll thread is up (~30 ms) before the first
-      // trial: a daemon's thread runs for its whole life, and its startup is not wake latency.
+      // Armed far above usage from the start so polling is under way before the first trial: a
+      // daemon polls for its whole life, and setting that up is not wake latency.
       const notifier = make({ thresholdBytes: readUsage(cgroupDir) + Gi });
       const wakes: { at: bigint; reason: string }[] = [];
       const errors: AdapterError[] = [];

@@ -47,6 +47,9 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
   #listeners: { onWake: WakeListener; onError: WakeErrorListener | undefined } | undefined;
   #current: Registration | undefined;
   readonly #releasing = new Set<Promise<void>>();
+  /** The threshold the latest rearm asked for, while a registration is under way. */
+  #wanted: bigint | undefined;
+  #rearming: Promise<void> | undefined;
 
   constructor(options: MemcgThresholdNotifierOptions) {
     this.#cgroupDir = options.cgroupDir;
@@ -56,8 +59,9 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     this.name = `memcg-threshold:${options.cgroupDir}`;
   }
 
+  /** The threshold armed, or being armed. */
   get thresholdBytes(): bigint | undefined {
-    return this.#current?.thresholdBytes;
+    return this.#wanted ?? this.#current?.thresholdBytes;
   }
 
   start(onWake: WakeListener, onError?: WakeErrorListener): void {
@@ -69,14 +73,42 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     this.#listeners = listeners;
   }
 
-  async rearm(thresholdBytes: bigint): Promise<void> {
-    const listeners = this.#listeners;
-    if (listeners === undefined) throw new AdapterError("not-started", `${this.name}: rearm before start`);
-    // Arm the new registration before dropping the old one so there is no window without either.
-    const next = this.#register(thresholdBytes, listeners);
-    const previous = this.#current;
-    this.#current = next;
-    if (previous !== undefined) await this.#release(previous);
+  /**
+   * Arms `thresholdBytes` instead of the current threshold. The kernel's registration waits for an
+   * RCU grace period (synchronize_rcu: 10–30 ms measured here), so the write runs on the thread
+   * pool, not on the caller's thread, which keeps reacting to wakes meanwhile; the old threshold
+   * stays armed until the new one is. Rearms asked for meanwhile coalesce into the latest.
+   */
+  rearm(thresholdBytes: bigint): Promise<void> {
+    if (this.#listeners === undefined)
+      return Promise.reject(new AdapterError("not-started", `${this.name}: rearm before start`));
+    this.#wanted = thresholdBytes;
+    this.#rearming ??= this.#rearmToWanted().finally(() => {
+      this.#rearming = undefined;
+      this.#wanted = undefined;
+    });
+    return this.#rearming;
+  }
+
+  async #rearmToWanted(): Promise<void> {
+    for (
+      let target = this.#wanted;
+      target !== undefined && target !== this.#current?.thresholdBytes;
+      target = this.#wanted
+    ) {
+      const listeners = this.#listeners;
+      if (listeners === undefined) return;
+      const next = await this.#registerAsync(target, listeners);
+      if (this.#listeners === undefined) {
+        // Stopped meanwhile: nothing may stay armed.
+        await this.#release(next);
+        return;
+      }
+      // Armed before the old one is dropped, so there is no window without either.
+      const previous = this.#current;
+      this.#current = next;
+      if (previous !== undefined) await this.#release(previous);
+    }
   }
 
   async stop(): Promise<void> {
@@ -84,13 +116,69 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     const current = this.#current;
     this.#current = undefined;
     if (current !== undefined) void this.#release(current);
+    // A registration under way is released as soon as it is done (see #rearmToWanted).
+    await this.#rearming?.catch(() => undefined);
     await Promise.all(this.#releasing);
   }
 
+  /** Registers `thresholdBytes` synchronously (at start, before the loop runs). */
   #register(
     thresholdBytes: bigint,
     listeners: { onWake: WakeListener; onError: WakeErrorListener | undefined },
   ): Registration {
+    const eventfd = createEventfd();
+    try {
+      const control = this.#openControl(thresholdBytes, eventfd);
+      try {
+        fs.writeSync(control.controlFd, control.request);
+      } catch (cause) {
+        throw this.#refused(thresholdBytes, cause);
+      } finally {
+        closeControl(control);
+      }
+    } catch (error) {
+      closeFd(eventfd);
+      throw error;
+    }
+    return this.#watch(eventfd, thresholdBytes, listeners);
+  }
+
+  /** Registers `thresholdBytes` with the control write on the thread pool (see {@link rearm}). */
+  async #registerAsync(
+    thresholdBytes: bigint,
+    listeners: { onWake: WakeListener; onError: WakeErrorListener | undefined },
+  ): Promise<Registration> {
+    const eventfd = createEventfd();
+    try {
+      const control = this.#openControl(thresholdBytes, eventfd);
+      try {
+        await new Promise<void>((resolve, reject) =>
+          fs.write(control.controlFd, control.request, (error) =>
+            error === null ? resolve() : reject(error),
+          ),
+        );
+      } catch (cause) {
+        throw this.#refused(thresholdBytes, cause);
+      } finally {
+        closeControl(control);
+      }
+    } catch (error) {
+      closeFd(eventfd);
+      throw error;
+    }
+    return this.#watch(eventfd, thresholdBytes, listeners);
+  }
+
+  /**
+   * Opens memory.usage_in_bytes and cgroup.event_control, with the registration line
+   * `<eventfd> <usage fd> <threshold>` to write to the latter. The kernel takes its own reference
+   * to the eventfd and only needs the usage file during the write, so both files are closed right
+   * after it; closing the eventfd later is what unregisters the threshold.
+   */
+  #openControl(
+    thresholdBytes: bigint,
+    eventfd: number,
+  ): { readonly usageFd: number; readonly controlFd: number; readonly request: string } {
     if (thresholdBytes < 0n || thresholdBytes > MAX_THRESHOLD) {
       throw new AdapterError(
         "memcg-threshold-invalid",
@@ -100,37 +188,32 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
         },
       );
     }
-    const usagePath = path.join(this.#cgroupDir, "memory.usage_in_bytes");
-    const controlPath = path.join(this.#cgroupDir, "cgroup.event_control");
-    const eventfd = createEventfd();
+    const usageFd = this.#open(path.join(this.#cgroupDir, "memory.usage_in_bytes"), fs.constants.O_RDONLY);
     try {
-      // The kernel takes its own reference to the eventfd and only needs the usage file during the
-      // write, so both it and the control file are closed at once. Closing the eventfd later is
-      // what unregisters the threshold.
-      const usageFd = this.#open(usagePath, fs.constants.O_RDONLY);
-      try {
-        const controlFd = this.#open(controlPath, fs.constants.O_WRONLY);
-        try {
-          fs.writeSync(controlFd, `${eventfd} ${usageFd} ${thresholdBytes}`);
-        } catch (cause) {
-          throw new AdapterError(
-            "memcg-register-failed",
-            `${this.name}: the kernel refused threshold ${thresholdBytes} (${errnoCode(cause) ?? "error"})`,
-            {
-              cause,
-              hint: "cgroup.event_control must be a cgroup v1 memory cgroup file, and the process needs write access to it",
-            },
-          );
-        } finally {
-          fs.closeSync(controlFd);
-        }
-      } finally {
-        fs.closeSync(usageFd);
-      }
+      const controlFd = this.#open(path.join(this.#cgroupDir, "cgroup.event_control"), fs.constants.O_WRONLY);
+      return { usageFd, controlFd, request: `${eventfd} ${usageFd} ${thresholdBytes}` };
     } catch (error) {
-      closeFd(eventfd);
+      fs.closeSync(usageFd);
       throw error;
     }
+  }
+
+  #refused(thresholdBytes: bigint, cause: unknown): AdapterError {
+    return new AdapterError(
+      "memcg-register-failed",
+      `${this.name}: the kernel refused threshold ${thresholdBytes} (${errnoCode(cause) ?? "error"})`,
+      {
+        cause,
+        hint: "cgroup.event_control must be a cgroup v1 memory cgroup file, and the process needs write access to it",
+      },
+    );
+  }
+
+  #watch(
+    eventfd: number,
+    thresholdBytes: bigint,
+    listeners: { onWake: WakeListener; onError: WakeErrorListener | undefined },
+  ): Registration {
     let watchId: number;
     try {
       watchId = this.#poller.watch({
@@ -203,4 +286,9 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     releasing.then(forget, forget);
     return releasing;
   }
+}
+
+function closeControl(control: { readonly usageFd: number; readonly controlFd: number }): void {
+  fs.closeSync(control.controlFd);
+  fs.closeSync(control.usageFd);
 }

@@ -101,12 +101,12 @@ describe(
       return trigger;
     };
 
-    test("arms on /proc/pressure/memory and stop() releases the fd and the poll thread", async () => {
+    test("arms on /proc/pressure/memory and stop() releases the fd and the poller's control fd", async () => {
       const fds = openFdCount();
       const trigger = make({ kind: "some", stallUs: 150_000, windowUs: 2_000_000, poller });
       assert.equal(trigger.name, "psi:/proc/pressure/memory");
       trigger.start(() => {});
-      // The pressure fd and the control eventfd, plus the poll thread's own event loop once it is up.
+      // The pressure fd and the poller's control eventfd.
       assert.ok(openFdCount() >= fds + 2);
       assert.throws(() => trigger.start(() => {}), rejects("already-started"));
       await trigger.stop();
@@ -268,6 +268,6 @@ describe("PsiTrigger wake on real memory stall", { skip: stallSkip }, () => {
     await system.stop();
     await cgroup?.stop();
     assert.equal(poller.size, 0);
-    assert.equal(openFdCount(), fds, "the pressure fds and the poll thread's control eventfd are closed");
+    assert.equal(openFdCount(), fds, "the pressure fds and the poller's control eventfd are closed");
   });
 });

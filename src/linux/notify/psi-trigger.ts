@@ -118,7 +118,7 @@ export class PsiTrigger implements WakeSource {
     const armed = this.#armed;
     this.#armed = undefined;
     if (armed !== undefined) {
-      // Closing the fd destroys the trigger; it must stay open until the poll thread has let go of it.
+      // Closing the fd destroys the trigger; it must stay open until poll(2) has let go of it.
       this.#stopping = this.#poller.unwatch(armed.watchId).then(() => fs.closeSync(armed.fd));
     }
     return this.#stopping ?? Promise.resolve();

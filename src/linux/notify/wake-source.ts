@@ -12,7 +12,7 @@ export type WakeListener = (reason: string) => void;
 
 /**
  * Called when a started source stops being able to wake the loop (the watched file vanished, the
- * poll thread died). The loop keeps its periodic tick, so this is a degradation to log, not a crash.
+ * polling failed). The loop keeps its periodic tick, so this is a degradation to log, not a crash.
  */
 export type WakeErrorListener = (error: AdapterError) => void;
 

@@ -1,0 +1,157 @@
+/**
+ * The loop thread of `evictd run` (a worker thread, and its composition root): the node's stats
+ * collector, the kernel wake-ups and the eviction loop, which sends SIGTERM from here. Nothing else
+ * runs on this thread, so a kernel notification's way to a kill never waits behind HTTP requests,
+ * log writes, manifest parsing or the main thread's garbage collection. See protocol.ts for what
+ * it says to the main thread.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { parentPort, workerData } from "node:worker_threads";
+import { EvictionLoop } from "../../app/loop/eviction-loop.js";
+import { loopStepData } from "../../app/loop/loop-step-data.js";
+import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
+import type { LoggerPort, StatsPort } from "../../app/ports.js";
+import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
+import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
+import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
+import {
+  LinuxSummaryCollector,
+  type ActivePodInfo,
+  type RawSummaryJson,
+} from "../../linux/node-stats/index.js";
+import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
+import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
+import { AdapterError } from "../../errors.js";
+import { systemClock } from "../system-clock.js";
+import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
+import { MainThreadChannel, RemotePods } from "./remote-pods.js";
+
+/** Memory wakes rehearsed (acted on by nothing) after pods start, so the first real wake runs compiled code. */
+const PREPARE_READS = 10;
+/** The pause between two rehearsals. */
+const PREPARE_SPACING_MS = 25;
+/** How long a burst of pod starts may settle before the rehearsals. */
+const PREPARE_DELAY_MS = 100;
+
+async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Promise<void> {
+  const { node: spec } = init;
+  const log: LoggerPort = {
+    info: (fields, message) => main.post({ type: "log", level: "info", fields, message }),
+    warn: (fields, message) => main.post({ type: "log", level: "warn", fields, message }),
+    error: (fields, message) => main.post({ type: "log", level: "error", fields, message }),
+  };
+
+  let cgroups: { readonly driver: CgroupDriver; readonly node: NodeCgroups } | undefined;
+  if (init.cgroups !== undefined) {
+    const created = createCgroupDriver(await detectOwnCgroups());
+    if (!created.ok)
+      throw new AdapterError("cgroups-unavailable", `the loop thread cannot use cgroups: ${created.reason}`);
+    // The main thread created the node; this attaches to it (adopting touches nothing present).
+    const node = await created.driver.createNode({ name: init.cgroups.nodeName, adopt: true });
+    cgroups = { driver: created.driver, node };
+  }
+
+  const pods = new RemotePods(main, { dryRun: init.dryRun });
+  pods.update(init.pods);
+  const collector = new LinuxSummaryCollector({ node: spec, ...(cgroups !== undefined ? { cgroups } : {}) });
+  let lastTargets: readonly ActivePodInfo[] = [];
+  const stats: StatsPort = summaryStatsPort({
+    read: async (scope) => {
+      lastTargets = await pods.statsTargets();
+      return collector.collect(lastTargets, { memoryOnly: scope === "memory", reusePods: scope === "node" });
+    },
+    refreshPods: (raw, uids) =>
+      Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
+    source: "the node's stats collector",
+    clock: systemClock,
+    hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
+  });
+
+  // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.
+  const plan = planWakeSources({
+    notifications: spec.notifications,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    thresholds: spec.eviction.thresholds,
+    cgroups,
+  });
+  const wake = new NotificationWakePort({
+    sources: plan.thresholds,
+    others: plan.others,
+    now: () => systemClock.now(),
+    onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed"),
+  });
+
+  const loop = new EvictionLoop({
+    config: spec.eviction,
+    layout: init.layout,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    resyncAfterEviction: !init.dryRun,
+    stats,
+    pods,
+    wake,
+    clock: systemClock,
+    log,
+    onStep: (step) => main.post({ type: "step", step: loopStepData(step), raw: step.sample?.raw }),
+  });
+
+  const stop = new AbortController();
+  // The first memory wake after pods start should read kept-open files, not open them on its way to
+  // a kill: once a burst of starts settles, a few rehearsed wakes (a memory read and a decision,
+  // acted on by nothing: EvictionLoop.rehearse) open the new pods' files, learn their limits and get
+  // the wake's read and decision path compiled by V8. On a 110-pod node the first wake after a
+  // start otherwise opened ~770 files and took 20–30 ms to read, not 5–10.
+  let prepareTimer: NodeJS.Timeout | undefined;
+  const prepareStats = (): void => {
+    if (prepareTimer !== undefined) return;
+    prepareTimer = setTimeout(() => {
+      prepareTimer = undefined;
+      const prepare = async (): Promise<void> => {
+        for (let i = 0; i < PREPARE_READS && !stop.signal.aborted; i++) {
+          await loop.rehearse();
+          // Spread out, so a real wake that comes meanwhile waits for one rehearsal at most.
+          await sleep(PREPARE_SPACING_MS, undefined, { signal: stop.signal, ref: false });
+        }
+      };
+      prepare().catch((e: unknown) => {
+        if (!stop.signal.aborted) log.warn({ err: String(e) }, "cannot prepare the stats of new pods");
+      });
+    }, PREPARE_DELAY_MS);
+    prepareTimer.unref();
+  };
+
+  parentPort?.on("message", (message: ToLoopThread) => {
+    if (main.settle(message)) return;
+    if (message.type === "pods") {
+      if (pods.update(message).length > 0) prepareStats();
+    } else if (message.type === "stop") stop.abort();
+  });
+
+  main.post({ type: "ready", capabilities: plan.capabilities });
+  prepareStats();
+  try {
+    await loop.run(stop.signal);
+  } finally {
+    clearTimeout(prepareTimer);
+    await wake.stop();
+    await collector.diskMeasured();
+    collector.close();
+  }
+}
+
+const port = parentPort;
+if (port !== null) {
+  const init = workerData as LoopThreadInit;
+  const main = new MainThreadChannel(port, init.kills);
+  runLoopThread(init, main).then(
+    () => {
+      main.post({ type: "stopped" });
+      port.close();
+      init.kills.close();
+    },
+    (error: unknown) => {
+      main.post({ type: "failed", error: errorData(error) });
+      port.close();
+      init.kills.close();
+    },
+  );
+}
