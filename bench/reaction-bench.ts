@@ -96,6 +96,11 @@ interface Trial {
   readonly achievedMiBPerSecond?: number;
   /** MiB the ramp grew from the crossing until SIGTERM stopped it (the headroom is 100). */
   readonly grownAfterCrossingMiB?: number;
+  /**
+   * The crossing → the daemon's wake (its decision record's time, which the loop takes as it wakes;
+   * 1 ms resolution): the kernel's notification and its way into the loop thread.
+   */
+  readonly crossingToWakeMs?: number;
   readonly evictedPods: readonly string[];
   readonly oomKills: number;
 }
@@ -315,9 +320,10 @@ async function runTrial(
     30_000,
   );
   // Every eviction the daemon decided during the trial, its cleanup and the look after it.
-  const evictedPods = (await node.decisions())
-    .slice(decisionsBefore)
-    .flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
+  const decided = (await node.decisions()).slice(decisionsBefore);
+  const evictedPods = decided.flatMap((d) => (d.evictions ?? []).map((e) => e.pod));
+  const evictionStep = decided.find((d) => (d.evictions ?? []).some((e) => e.pod === key));
+  const wokeAt = evictionStep?.time === undefined ? undefined : Date.parse(evictionStep.time);
   const achieved = achievedMiBPerSecond(n);
   return {
     pods,
@@ -334,6 +340,7 @@ async function runTrial(
     ...(n.crossMiB !== undefined && n.stopMiB !== undefined
       ? { grownAfterCrossingMiB: n.stopMiB - n.crossMiB }
       : {}),
+    ...(wokeAt !== undefined && n.crossAt !== undefined ? { crossingToWakeMs: wokeAt - n.crossAt } : {}),
     evictedPods,
     oomKills,
   };
@@ -444,7 +451,7 @@ function trialLine(t: Trial): string {
   if (t.reactionMs !== undefined) parts.push(` ${t.reactionMs.toFixed(1)} ms`);
   if (t.wake !== undefined)
     parts.push(
-      ` (woken by ${wakeKind(t.wake)}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs.toFixed(1)} ms later` : ""})`,
+      ` (woken by ${wakeKind(t.wake)}${t.crossingToWakeMs !== undefined ? ` ${t.crossingToWakeMs.toFixed(1)} ms after the crossing` : ""}${t.daemonReactionMs !== undefined ? `, SIGTERM ${t.daemonReactionMs.toFixed(1)} ms later` : ""})`,
     );
   const d = t.daemonTimings;
   if (d !== undefined)

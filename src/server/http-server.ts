@@ -13,7 +13,7 @@ export interface HttpServerOptions {
   /** Host and port, as NodeSpec.listen; port 0 binds a free port. */
   readonly listen: { readonly host: string; readonly port: number };
   /** The snapshot to answer from, read once per request (the loop replaces it after each run). */
-  readonly snapshot: () => DaemonSnapshot;
+  readonly snapshot: () => DaemonSnapshot | Promise<DaemonSnapshot>;
   readonly metrics: MetricsSource;
   /** How long `close` waits for in-flight requests before closing their connections (default 5 s). */
   readonly closeTimeoutMs?: number;
@@ -34,7 +34,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: HttpSer
   try {
     r = await handle(
       { method: req.method ?? "GET", url: req.url ?? "/" },
-      options.snapshot(),
+      await options.snapshot(),
       options.metrics,
     );
   } catch (e) {

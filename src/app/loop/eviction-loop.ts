@@ -148,11 +148,13 @@ export class EvictionLoop {
     } else {
       result = decide(sample?.summary);
     }
-    if (scope === "node" && result.kind === "done" && result.report.evictions.length > 0) {
-      // The pick was made from pod figures up to a refresh period old: the pods are read now and
-      // the engine decides again from the same prior state (pure: the first answer is dropped).
+    if (result.kind === "done" && !pickedOnFreshFigures(scope, result.report)) {
+      // The pick was made from pod figures up to a refresh period old (housekeeping), or from a
+      // memory wake's read for something else than memory: the pods are read now and the engine
+      // decides again from the same prior state (pure: the first answer is dropped).
       sample = await this.readAll();
       result = decide(sample?.summary);
+      bounded = false;
     }
     let report: SyncReport;
     let afterReclaim: StatsSample | undefined;
@@ -351,6 +353,21 @@ export class EvictionLoop {
     }
   }
 }
+
+/**
+ * Whether a decision's evictions were picked on figures a read of `scope` brings fresh: any read's
+ * decision that evicts nobody; an `all` read's; a `memory` read's that evicts for memory (each pod's
+ * usage is fresh and its working set bounded, bounded-memory-pick.ts), not for PIDs or disk, whose
+ * per-pod figures such a read reuses.
+ */
+function pickedOnFreshFigures(scope: StatsScope, report: SyncReport): boolean {
+  if (report.evictions.length === 0 || scope === "all") return true;
+  return (
+    scope === "memory" && report.evictions.every((e) => e.kind === "pressure" && MEMORY_SIGNALS.has(e.signal))
+  );
+}
+
+const MEMORY_SIGNALS: ReadonlySet<string> = new Set(["memory.available", "allocatableMemory.available"]);
 
 /** The status an evicted pod is left with: phase Failed, reason Evicted, the engine's message and condition. */
 function evictedStatus(eviction: Eviction): FailedPodStatus {

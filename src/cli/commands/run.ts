@@ -34,6 +34,8 @@ import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
 import type { PodsUpdate } from "../loop-thread/protocol.js";
 
+/** How long an HTTP request waits for the loop thread's last Summary before answering with the one before. */
+const SUMMARY_WAIT_MS = 2000;
 /** Problems of one bad manifest file shown in its log line (all of them are in /status). */
 const MANIFEST_LOG_PROBLEMS = 3;
 
@@ -168,25 +170,30 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     decisionLog: join(spec.stateDir, "decisions.jsonl"),
   });
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
-  let lastStep: LoopStepData | undefined;
-  let lastRaw: unknown;
-  // The last Summary decoded for /status's ranking, once per step (only when /status asks).
-  let lastSummary: { readonly raw: unknown; readonly summary: NodeSummary | undefined } | undefined;
-  const decodedLastSummary = (): NodeSummary | undefined => {
-    if (lastRaw === undefined) return undefined;
-    if (lastSummary?.raw !== lastRaw)
-      lastSummary = {
-        raw: lastRaw,
-        summary: decodeSummary(lastRaw, "summary", systemClock.now(), new IssueList()),
-      };
-    return lastSummary.summary;
+  let lastStep: { readonly seq: number; readonly step: LoopStepData } | undefined;
+  // The Summary the last step decided from stays on the loop thread until an HTTP request wants it:
+  // fetched at most once per step, and decoded (for /status's ranking) at most once per fetch.
+  let summary: { readonly seq: number; readonly raw: unknown; decoded?: NodeSummary | undefined } | undefined;
+  let fetching: Promise<void> | undefined;
+  const latestSummary = async (): Promise<typeof summary> => {
+    if (lastStep !== undefined && summary?.seq !== lastStep.seq && thread !== undefined) {
+      fetching ??= thread.summary(SUMMARY_WAIT_MS).then((answer) => {
+        fetching = undefined;
+        if (answer !== undefined && answer.raw !== undefined) summary = answer;
+      });
+      await fetching;
+    }
+    return summary;
   };
-  const conditions = (): readonly NodeCondition[] => lastStep?.state.nodeConditions ?? [];
+  const conditions = (): readonly NodeCondition[] => lastStep?.step.state.nodeConditions ?? [];
 
   let manifestErrors: readonly ManifestProblem[] = [];
-  const snapshot = (): DaemonSnapshot => {
-    const report = lastStep?.report;
-    const ranking = currentRanking(report, layout, runtime.activePods(), decodedLastSummary());
+  const snapshot = async (): Promise<DaemonSnapshot> => {
+    const report = lastStep?.step.report;
+    const latest = await latestSummary();
+    if (latest !== undefined && !("decoded" in latest))
+      latest.decoded = decodeSummary(latest.raw, "summary", systemClock.now(), new IssueList());
+    const ranking = currentRanking(report, layout, runtime.activePods(), latest?.decoded);
     return {
       node: spec,
       startedAt,
@@ -194,7 +201,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       capabilities,
       conditions: conditions(),
       ...(report !== undefined ? { lastReport: report } : {}),
-      ...(lastRaw !== undefined ? { summary: lastRaw } : {}),
+      ...(latest !== undefined ? { summary: latest.raw } : {}),
       pods: runtime.statusViews(),
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
@@ -205,11 +212,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
 
   const handlers: LoopThreadHandlers = {
     log,
-    onStep: (step, raw) => {
-      lastStep = step;
-      lastRaw = raw;
+    onStep: (step, seq) => {
+      lastStep = { seq, step };
+      // Pod counts in /metrics are set when it is scraped (http-handler.ts), not on every step.
       journal.record(step);
-      metrics.setPods(runtime.statusViews());
     },
     onRequest: async (request) => {
       switch (request.op) {
@@ -349,7 +355,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     await runtime.close();
     log.info({}, "evictd stopped");
   }
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
+  if (failure !== undefined)
+    throw failure instanceof Error ? failure : new Error("the daemon failed", { cause: failure });
 }
 
 /** Resolves when `signal` aborts; rejects if `running` fails first (a loop that ended by itself is a failure too). */

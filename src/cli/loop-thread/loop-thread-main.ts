@@ -23,6 +23,8 @@ import { NotificationWakePort } from "../../linux/notify/notification-wake-port.
 import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
 import { systemClock } from "../system-clock.js";
+import { setCurrentThreadNice } from "../../linux/thread-priority.js";
+import { scavengeWhenIdle } from "./idle-scavenge.js";
 import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
 import { MainThreadChannel, RemotePods } from "./remote-pods.js";
 
@@ -32,9 +34,13 @@ const PREPARE_READS = 10;
 const PREPARE_SPACING_MS = 25;
 /** How long a burst of pod starts may settle before the rehearsals. */
 const PREPARE_DELAY_MS = 100;
+/** The loop thread's nice value: above everything else on the node, as OOM daemons run. */
+const LOOP_THREAD_NICE = -20;
 
 async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Promise<void> {
   const { node: spec } = init;
+  // A wake's way to SIGTERM must not wait for the CPU behind HTTP, logs or garbage collection.
+  const priority = setCurrentThreadNice(LOOP_THREAD_NICE, "the eviction loop's thread");
   const log: LoggerPort = {
     info: (fields, message) => main.post({ type: "log", level: "info", fields, message }),
     warn: (fields, message) => main.post({ type: "log", level: "warn", fields, message }),
@@ -81,6 +87,8 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     onError: (name, e) => log.warn({ source: name, err: String(e) }, "wake source failed"),
   });
 
+  /** The last step's number and the Summary it decided from. */
+  let last: { readonly seq: number; readonly raw: unknown } = { seq: 0, raw: undefined };
   const loop = new EvictionLoop({
     config: spec.eviction,
     layout: init.layout,
@@ -91,7 +99,11 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     wake,
     clock: systemClock,
     log,
-    onStep: (step) => main.post({ type: "step", step: loopStepData(step), raw: step.sample?.raw }),
+    onStep: (step) => {
+      last = { seq: last.seq + 1, raw: step.sample?.raw };
+      main.post({ type: "step", seq: last.seq, step: loopStepData(step) });
+      scavengeWhenIdle();
+    },
   });
 
   const stop = new AbortController();
@@ -108,6 +120,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
       const prepare = async (): Promise<void> => {
         for (let i = 0; i < PREPARE_READS && !stop.signal.aborted; i++) {
           await loop.rehearse();
+          scavengeWhenIdle();
           // Spread out, so a real wake that comes meanwhile waits for one rehearsal at most.
           await sleep(PREPARE_SPACING_MS, undefined, { signal: stop.signal, ref: false });
         }
@@ -123,10 +136,12 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     if (main.settle(message)) return;
     if (message.type === "pods") {
       if (pods.update(message).length > 0) prepareStats();
+    } else if (message.type === "summaryWanted") {
+      main.post({ type: "summary", id: message.id, seq: last.seq, raw: last.raw });
     } else if (message.type === "stop") stop.abort();
   });
 
-  main.post({ type: "ready", capabilities: plan.capabilities });
+  main.post({ type: "ready", capabilities: [...plan.capabilities, priority.note] });
   prepareStats();
   try {
     await loop.run(stop.signal);

@@ -24,8 +24,8 @@ const STOP_TIMEOUT_MS = 10_000;
 /** What the main thread does for the loop thread. */
 export interface LoopThreadHandlers {
   readonly log: LoggerPort;
-  /** One synchronize, with the Summary it decided from. */
-  readonly onStep: (step: LoopStepData, raw: unknown) => void;
+  /** One synchronize, numbered (its Summary: {@link LoopThread.summary}). */
+  readonly onStep: (step: LoopStepData, seq: number) => void;
   /** A request (isCleanedUp, GC, stats targets); its value or error goes back. */
   readonly onRequest: (request: LoopRequest) => Promise<unknown>;
   /**
@@ -53,6 +53,8 @@ export class LoopThread {
   readonly #kills: MessagePort;
   readonly #handlers: LoopThreadHandlers;
   #exited = false;
+  #nextId = 1;
+  readonly #summaries = new Map<number, (summary: { seq: number; raw: unknown }) => void>();
 
   private constructor(
     worker: Worker,
@@ -115,7 +117,10 @@ export class LoopThread {
           case "step":
             // Kills come before the step that made them (the runtime's view first).
             thread?.takeInKills();
-            handlers.onStep(message.step, message.raw);
+            handlers.onStep(message.step, message.seq);
+            return;
+          case "summary":
+            thread?.settleSummary(message.id, { seq: message.seq, raw: message.raw });
             return;
           case "request":
             // A request about a pod (is it cleaned up?) is answered knowing the kills sent before it.
@@ -146,6 +151,31 @@ export class LoopThread {
         end(code === 0 ? undefined : new Error(`the loop thread exited with code ${code}`));
       });
     });
+  }
+
+  /**
+   * The Summary API object the loop's last step decided from, with the step's number; undefined
+   * when the thread does not answer within `timeoutMs` (it is busy with a step, or gone).
+   */
+  summary(timeoutMs: number): Promise<{ seq: number; raw: unknown } | undefined> {
+    if (this.#exited) return Promise.resolve(undefined);
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#summaries.delete(id);
+        resolve(undefined);
+      }, timeoutMs);
+      this.#summaries.set(id, (summary) => {
+        clearTimeout(timer);
+        resolve(summary);
+      });
+      this.#post({ type: "summaryWanted", id });
+    });
+  }
+
+  private settleSummary(id: number, summary: { seq: number; raw: unknown }): void {
+    this.#summaries.get(id)?.(summary);
+    this.#summaries.delete(id);
   }
 
   /** Tells the loop thread what the pods are now. */

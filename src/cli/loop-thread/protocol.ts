@@ -53,6 +53,8 @@ export type ToLoopThread =
       readonly ok: boolean;
       readonly stuck: readonly { readonly pid: number; readonly state: string }[];
     }
+  /** The Summary API object the last step decided from is wanted (for /status and /stats/summary). */
+  | { readonly type: "summaryWanted"; readonly id: number }
   | { readonly type: "stop" };
 
 /** What the loop thread asks the main thread to do and waits for. */
@@ -72,8 +74,14 @@ export type FromLoopThread =
       readonly fields: Record<string, unknown>;
       readonly message: string;
     }
-  /** One synchronize; `raw` is the Summary API object it decided from (for /status and /stats/summary). */
-  | { readonly type: "step"; readonly step: LoopStepData; readonly raw: unknown }
+  /**
+   * One synchronize, numbered. The Summary API object it decided from stays here until asked for
+   * (`summaryWanted`): a 110-pod Summary copied to the main thread every second would cost both
+   * threads more than the step itself, and only an HTTP request reads it.
+   */
+  | { readonly type: "step"; readonly seq: number; readonly step: LoopStepData }
+  /** The answer to `summaryWanted`: the Summary of step `seq` (undefined before the first step). */
+  | { readonly type: "summary"; readonly id: number; readonly seq: number; readonly raw: unknown }
   | { readonly type: "request"; readonly id: number; readonly request: LoopRequest }
   /** The status a pod being killed is to be left with, worded again from fresher figures. */
   | { readonly type: "restate"; readonly uid: string; readonly status: FailedPodStatus }

@@ -93,14 +93,16 @@ type DiskPlan =
 /** How fresh one collection must be. */
 export interface CollectOptions {
   /**
-   * A memory wake: the node's memory and every pod's PIDs are read fresh, and in cgroups each pod's
-   * memory usage alone, without `memory.stat`, so its entry has `usageBytes` and no
+   * A memory wake: the node's memory and PIDs are read fresh, and in cgroups each pod's memory
+   * usage alone, without `memory.stat`, so its entry has `usageBytes` and no
    * `workingSetBytes` (usage is the working set's upper bound; the engine ranks a pod whose working
    * set is not reported as using none, as upstream does a nil pointer). The pods a decision picks
    * are then read in full ({@link refreshPods}); see `bounded-memory-pick.ts` for why that finds
    * the pod a complete read would. The last disk measurements, memory limits and container memory
    * figures are reused whatever their age, each with the time it was read at (no directory walk, no
-   * statfs, no thread-pool round trip).
+   * statfs, no thread-pool round trip), and so are the pods' task counts: only a PID ranking reads
+   * them, and a decision from this read that would evict for anything but memory is made again from
+   * a complete read (app/loop/eviction-loop.ts).
    */
   readonly memoryOnly?: boolean;
   /**
@@ -113,7 +115,7 @@ export interface CollectOptions {
 
 /**
  * How a collection reads each pod's cgroup: everything (`fresh`), the figures of the last read while
- * the refresh period lasts (`reuse`), or its memory usage alone, with fresh PIDs (`usage`).
+ * the refresh period lasts (`reuse`), or its memory usage alone (`usage`).
  */
 type PodRead = "fresh" | "reuse" | "usage";
 
@@ -546,7 +548,9 @@ export class LinuxSummaryCollector {
     }
     if (podRead === "usage") {
       const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
-      const count = await this.#podTasks(driver, podCgroup);
+      // A memory decision ranks by memory alone: the pod's task count is the last one read (a
+      // `pids.current` per pod is a third of a 110-pod wake's reads), unless it was never read.
+      const count = this.#podFigures.get(podCgroup)?.count ?? (await this.#podTasks(driver, podCgroup));
       return {
         memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
         containers,

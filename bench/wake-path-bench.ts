@@ -1,0 +1,273 @@
+/**
+ * The loop thread's wake path, piece by piece, on real cgroups at 5 and 110 pods: what a kernel
+ * memory notification costs in the daemon between the wake and SIGTERM, without a ramp (and so
+ * without the kernel's own notification delay, which reaction-bench.ts measures end to end).
+ *
+ * The node is built through the cgroup driver as `evictd run` builds it, each pod a cgroup with a
+ * `sleep` in its container cgroup (a third each Guaranteed, Burstable, BestEffort), and the loop is
+ * the daemon's own (EvictionLoop, the Linux collector, the decoder, the engine) with a hard
+ * `memory.available` threshold set above the node's capacity, so every wake evicts. The pods port
+ * finds the picked pod's processes exactly as the loop thread's kill does (podPidsNow) but sends no
+ * signal, so the same node serves every trial. Phases per wake (the loop's own timings): read
+ * (usage of every pod), decide (bounded pick: the engine, the picked pod read in full, the engine
+ * again) and kill; plus the whole wake → SIGTERM-ready time.
+ *
+ *   node dist/bench/wake-path-bench.js [--pods 5,110] [--wakes 300]
+ *
+ * Needs root and a memory cgroup. Writes bench/results/wake-path.json.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { EvictionLoop, type LoopStep } from "../src/app/loop/eviction-loop.js";
+import { summaryStatsPort } from "../src/app/loop/summary-stats-port.js";
+import type { FailedPodStatus, KillResult, PodsPort, StatsPort, WakePort } from "../src/app/ports.js";
+import { systemClock } from "../src/cli/system-clock.js";
+import { buildEvictionConfig } from "../src/core/config/build-eviction-config.js";
+import { IssueList } from "../src/core/issues.js";
+import type { Pod } from "../src/core/model.js";
+import { decodePod } from "../src/core/pod/decode-pod.js";
+import type { CgroupDriver, NodeCgroups } from "../src/linux/cgroups/cgroup-driver.js";
+import { createCgroupDriver } from "../src/linux/cgroups/create-cgroup-driver.js";
+import { detectOwnCgroups } from "../src/linux/cgroups/detect-cgroups.js";
+import { spawnInCgroups } from "../src/linux/cgroups/spawn-in-cgroup.js";
+import {
+  LinuxSummaryCollector,
+  type ActivePodInfo,
+  type RawSummaryJson,
+} from "../src/linux/node-stats/index.js";
+import { podPidsNow } from "../src/runtime/pod-processes.js";
+import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
+
+const MIB = 1024n * 1024n;
+
+interface Args {
+  readonly pods: number[];
+  readonly wakes: number;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let pods = [5, 110];
+  let wakes = 300;
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    if (argv[i] === "--pods" && v !== undefined) ((pods = v.split(",").map(Number)), i++);
+    else if (argv[i] === "--wakes" && v !== undefined) ((wakes = Number(v)), i++);
+    else throw new Error(`unknown argument ${argv[i]}`);
+  }
+  return { pods, wakes };
+}
+
+interface PhaseStats {
+  readonly median: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+interface Run {
+  readonly pods: number;
+  readonly wakes: number;
+  readonly readMs: PhaseStats;
+  readonly decideMs: PhaseStats;
+  readonly killMs: PhaseStats;
+  /** Wake → SIGTERM-ready: read + decide + kill, as the loop times it. */
+  readonly toKillMs: PhaseStats;
+}
+
+const stats = (xs: readonly number[]): PhaseStats => ({
+  median: median(xs),
+  p99: quantile(xs, 0.99),
+  max: Math.max(...xs),
+});
+
+function podManifest(i: number): Record<string, unknown> {
+  const kind = i % 3;
+  const resources =
+    kind === 0
+      ? {}
+      : kind === 1
+        ? { requests: { cpu: "10m", memory: "8Mi" } }
+        : { requests: { cpu: "10m", memory: "16Mi" }, limits: { cpu: "10m", memory: "16Mi" } };
+  return {
+    metadata: { name: `idle-${i}`, namespace: "bench", uid: `wake-bench-${String(i).padStart(4, "0")}` },
+    spec: { containers: [{ name: "main", command: ["sleep", "600"], resources }] },
+  };
+}
+
+async function measure(
+  driver: CgroupDriver,
+  node: NodeCgroups,
+  stateDir: string,
+  count: number,
+  wakes: number,
+  children: ChildProcess[],
+): Promise<Run> {
+  const pods: Pod[] = [];
+  const targets: ActivePodInfo[] = [];
+  const signal = new Map<string, { uid: string; cgroupDir: string; mains: { pid: number }[] }>();
+  for (let i = 0; i < count; i++) {
+    const issues = new IssueList();
+    const pod = decodePod(podManifest(i), "pod", issues);
+    if (pod === undefined) throw new Error(`bad bench pod: ${JSON.stringify(issues.items)}`);
+    const qos = i % 3 === 0 ? "BestEffort" : i % 3 === 1 ? "Burstable" : "Guaranteed";
+    const podCgroup = await driver.createPod(pod.uid, qos);
+    const container = await driver.createContainer(podCgroup, "main");
+    const dir = join(stateDir, "pods", pod.uid);
+    await mkdir(join(dir, "logs"), { recursive: true });
+    const child = spawnInCgroups(
+      ["sleep", "600"],
+      { PATH: "/usr/bin:/bin" },
+      "/",
+      driver.procFiles(container),
+      "ignore",
+    );
+    children.push(child);
+    pods.push(pod);
+    targets.push({
+      uid: pod.uid,
+      name: pod.name,
+      namespace: pod.namespace,
+      startTime: Date.now(),
+      cgroup: podCgroup,
+      containers: [
+        {
+          name: "main",
+          cgroup: container,
+          startTime: Date.now(),
+          rootfsDir: join(dir, "containers", "main"),
+          logFile: join(dir, "logs", "main.log"),
+        },
+      ],
+      volumes: [],
+    });
+    signal.set(pod.uid, {
+      uid: pod.uid,
+      cgroupDir: driver.directories(podCgroup).memory,
+      mains: child.pid === undefined ? [] : [{ pid: child.pid }],
+    });
+  }
+  const built = buildEvictionConfig({
+    config: { evictionHard: { "memory.available": "64Gi" }, evictionPressureTransitionPeriod: "0s" },
+    flags: [],
+  });
+  if (!built.ok) throw new Error("bad bench config");
+  const collector = new LinuxSummaryCollector({
+    node: {
+      name: "wake-bench",
+      capacity: { memoryBytes: 4096n * MIB },
+      podsMemoryLimitBytes: 4000n * MIB,
+      stateDir,
+    },
+    cgroups: { driver, node },
+  });
+  const stats_: StatsPort = summaryStatsPort({
+    read: (scope) =>
+      collector.collect(targets, { memoryOnly: scope === "memory", reusePods: scope === "node" }),
+    refreshPods: (raw, uids) => Promise.resolve(collector.refreshPods(raw as RawSummaryJson, targets, uids)),
+    source: "bench",
+    clock: systemClock,
+  });
+  const podsPort: PodsPort = {
+    activePods: () => pods,
+    kill: (pod: Pod, _grace: number, _status: FailedPodStatus): Promise<KillResult> => {
+      const target = signal.get(pod.uid);
+      if (target !== undefined) podPidsNow(target);
+      return Promise.resolve({ terminatedAt: Date.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
+    },
+    restate: () => undefined,
+    isCleanedUp: () => Promise.resolve(true),
+    containerGC: () => Promise.resolve({ freedBytes: 0 }),
+    imageGC: () => Promise.resolve({ freedBytes: 0 }),
+  };
+  const wake: WakePort = { next: () => new Promise(() => undefined), rearm: () => undefined };
+  const loop = new EvictionLoop({
+    config: built.config,
+    layout: "single",
+    housekeepingIntervalMs: 10_000,
+    stats: stats_,
+    pods: podsPort,
+    wake,
+    clock: systemClock,
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  // As the daemon: a first complete read (directory walks), then rehearsals once the pods run.
+  await collector.collect(targets);
+  for (let i = 0; i < 10; i++) await loop.rehearse();
+  const read: number[] = [];
+  const decide: number[] = [];
+  const kill: number[] = [];
+  const total: number[] = [];
+  for (let i = 0; i < wakes; i++) {
+    // Wakes 20 ms apart, with a housekeeping read every 50 wakes, as between a daemon's wakes.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (i % 50 === 49) await loop.runOnce({ reason: "housekeeping", at: Date.now(), notification: false });
+    const at = Date.now();
+    const step: LoopStep = await loop.runOnce({ reason: "memcg notification", at, notification: true });
+    if (step.evictions.length !== 1) throw new Error(`a wake evicted ${step.evictions.length} pods`);
+    const t = step.timings;
+    if (t === undefined) throw new Error("the loop did not time its phases");
+    read.push(t.readMs);
+    decide.push(t.decideMs);
+    kill.push(t.killMs);
+    total.push(t.readMs + t.decideMs + t.killMs);
+  }
+  collector.close();
+  return {
+    pods: count,
+    wakes,
+    readMs: stats(read),
+    decideMs: stats(decide),
+    killMs: stats(kill),
+    toKillMs: stats(total),
+  };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const machine = machineInfo();
+  console.log(`wake-path bench: the loop's memory wake on real cgroups; ${describeMachine(machine)}`);
+  const choice = createCgroupDriver(await detectOwnCgroups());
+  if (!choice.ok || process.getuid?.() !== 0) {
+    console.log(`skipped: needs root and a memory cgroup (${choice.ok ? "not root" : choice.reason})`);
+    return;
+  }
+  const runs: Run[] = [];
+  for (const count of args.pods) {
+    const children: ChildProcess[] = [];
+    const driver = createCgroupDriver(await detectOwnCgroups());
+    if (!driver.ok) throw new Error(driver.reason);
+    const name = `evictd-wake-bench-${process.pid}-${count}`;
+    const node = await driver.driver.createNode({ name, memoryLimitBytes: 4096n * MIB });
+    const stateDir = await mkdtemp(join(tmpdir(), "evictd-wake-bench-"));
+    try {
+      runs.push(await measure(driver.driver, node, stateDir, count, args.wakes, children));
+    } finally {
+      for (const c of children) c.kill("SIGKILL");
+      await driver.driver.destroyNode({ name });
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  }
+  const row = (label: string, pick: (r: Run) => PhaseStats): string[] => [
+    label,
+    ...runs.flatMap((r) => [num(pick(r).median, 2), num(pick(r).p99, 2)]),
+  ];
+  console.log(
+    "\n" +
+      table(
+        ["phase (ms)", ...runs.flatMap((r) => [`${r.pods} pods median`, `${r.pods} pods p99`])],
+        [
+          row("read", (r) => r.readMs),
+          row("decide", (r) => r.decideMs),
+          row("kill (find processes)", (r) => r.killMs),
+          row("wake → SIGTERM-ready", (r) => r.toKillMs),
+        ],
+      ),
+  );
+  const out = fileURLToPath(new URL("../../bench/results/wake-path.json", import.meta.url));
+  writeResults(out, { benchmark: "wake-path", machine, parameters: args, runs });
+  console.log(`\nwritten to ${out}`);
+}
+
+await main();

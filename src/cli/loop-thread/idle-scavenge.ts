@@ -1,0 +1,35 @@
+/**
+ * Young-generation garbage collection at a time of the loop thread's choosing. A scavenge costs
+ * about a millisecond here, longer the more a wake's objects are still alive, and V8 runs one
+ * whenever the young generation fills, which on the loop thread means in the middle of whichever
+ * wake filled it: measured, scavenges of 1–3 ms (10 ms at worst) inside about half of a 110-pod
+ * node's wakes. Collected right after each step instead, while nothing waits, the young
+ * generation starts every wake empty, and a wake's allocations (well under its size) never stop it.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+type GcFunction = (options: { readonly type: "minor" | "major" }) => void;
+
+let gc: GcFunction | undefined | null = null;
+
+/** V8's `gc`, exposed for this thread (a context made after the flag is set carries it); undefined if it cannot be. */
+function gcFunction(): GcFunction | undefined {
+  if (gc === null) {
+    try {
+      setFlagsFromString("--expose-gc");
+      const fn: unknown = runInNewContext("gc");
+      gc = typeof fn === "function" ? (fn as GcFunction) : undefined;
+    } catch {
+      gc = undefined;
+    }
+  }
+  return gc ?? undefined;
+}
+
+/** Schedules one young-generation collection for when the thread has nothing else to run. */
+export function scavengeWhenIdle(): void {
+  const collect = gcFunction();
+  if (collect === undefined) return;
+  setImmediate(() => collect({ type: "minor" }));
+}
