@@ -51,10 +51,10 @@ interface Args {
 function parseArgs(argv: readonly string[]): Args {
   let pods = [5, 110];
   let wakes = 300;
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = 0; i < argv.length; i += 2) {
     const v = argv[i + 1];
-    if (argv[i] === "--pods" && v !== undefined) ((pods = v.split(",").map(Number)), i++);
-    else if (argv[i] === "--wakes" && v !== undefined) ((wakes = Number(v)), i++);
+    if (argv[i] === "--pods" && v !== undefined) pods = v.split(",").map(Number);
+    else if (argv[i] === "--wakes" && v !== undefined) wakes = Number(v);
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   return { pods, wakes };
