@@ -167,6 +167,7 @@ async function measure(
       collector.collect(targets, { memoryOnly: scope === "memory", reusePods: scope === "node" }),
     refreshPods: (raw, uids) => Promise.resolve(collector.refreshPods(raw as RawSummaryJson, targets, uids)),
     source: "bench",
+    sharesEntries: true,
     clock: systemClock,
   });
   const podsPort: PodsPort = {

@@ -1,7 +1,8 @@
 /**
  * The daemon's decision log: one JSON line per synchronize, the same step record `evictd replay`
  * prints, so a day on a real node can be read, replayed and explained with the same tools.
- * `at` is the time since the daemon started; `wake` says what woke the loop.
+ * `at` is the time since the daemon started; `wake` says what woke the loop; `timings` how long
+ * the step's stats read, decision and kills took on the loop's own clock (ms).
  */
 import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import { stepRecord } from "../app/replay/records.js";
@@ -31,5 +32,19 @@ export function daemonStepRecord(step: LoopStepData, startedAt: number): Record<
     ...record,
     wake: { reason: step.wake.reason, notification: step.wake.notification },
     ...(reaction.some((r) => r !== undefined) ? { reactionMs: reaction } : {}),
+    ...(step.timings !== undefined
+      ? {
+          timings: {
+            readMs: roundMs(step.timings.readMs),
+            decideMs: roundMs(step.timings.decideMs),
+            killMs: roundMs(step.timings.killMs),
+          },
+        }
+      : {}),
   };
+}
+
+/** Milliseconds to the microsecond. */
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }

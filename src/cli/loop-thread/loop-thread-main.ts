@@ -69,6 +69,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     refreshPods: (raw, uids) =>
       Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
     source: "the node's stats collector",
+    sharesEntries: true,
     clock: systemClock,
     hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
   });

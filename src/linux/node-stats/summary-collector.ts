@@ -74,6 +74,13 @@ export interface LinuxSummaryCollectorOptions {
 /** Disk figures of one collection: the filesystems, each pod's use (in `collect`'s order and by UID). */
 interface LastDisk {
   readonly nodeFs: FilesystemStats;
+  /**
+   * nodefs as it was when the pods' directories were last walked: their figures are reported
+   * against it (capacity and available bytes as of their own time, as the kubelet's cached volume
+   * stats are), so a pod's entry stays the same object from one read to the next until its next
+   * walk, and the decoder neither checks nor builds it again.
+   */
+  readonly walkFs: FilesystemStats;
   readonly imageFs: FilesystemStats | undefined;
   /** Undefined for a pod that arrived after the last measurement (a memory wake does not walk it). */
   readonly disks: readonly (PodDisk | undefined)[];
@@ -185,6 +192,8 @@ export class LinuxSummaryCollector {
       readonly count: number | undefined;
       readonly workingSetBytes: bigint;
       readonly atNs: bigint;
+      /** The figures as a housekeeping read reuses them, once built (with its containers' reused figures). */
+      readonly live?: PodLive;
     }
   >();
   /** Each container cgroup's last memory figures and when they were read (epoch ns). */
@@ -209,6 +218,8 @@ export class LinuxSummaryCollector {
   };
   /** When the kept-open descriptors were last swept. */
   #sweptAtNs = 0n;
+  /** Each pod's last Summary entry and what it was built from (see {@link #podEntry}). */
+  readonly #podEntries = new WeakMap<ActivePodInfo, PodEntryMemo>();
   readonly #refreshPerPodMs: number;
 
   constructor(options: LinuxSummaryCollectorOptions) {
@@ -249,15 +260,25 @@ export class LinuxSummaryCollector {
     // Usage reads of a memory wake share the time the pass began (formatted and parsed once, not
     // 110 times; the pass takes about a millisecond).
     const passTime = this.#time();
-    const lives = await Promise.all(
-      pods.map((pod) => this.#podLive(pod, table, reuseAfterNs, podRead, passTime)),
-    );
+    // Pods in cgroups are read synchronously (kernel files through kept-open descriptors); only a
+    // pod without cgroups, or a count without the pids controller, waits for an asynchronous read.
+    const lives: PodLive[] = new Array<PodLive>(pods.length);
+    const waits: Promise<void>[] = [];
+    pods.forEach((pod, i) => {
+      const now = this.#podLiveNow(pod, reuseAfterNs, podRead, passTime);
+      if (now !== undefined) lives[i] = now;
+      else
+        waits.push(
+          this.#podLive(pod, table, reuseAfterNs, podRead, passTime).then((l) => void (lives[i] = l)),
+        );
+    });
+    if (waits.length > 0) await Promise.all(waits);
     if (podRead === "usage") this.#readGrowingPod(pods, lives);
     const nodeMemory = this.#nodeMemory();
     const podsMemory = this.#podsMemory(lives);
     const rlimit = this.#rlimit(lives);
 
-    const { nodeFs, imageFs, disks, fsTime } = await this.#diskFor(pods, memoryOnly, refreshMs);
+    const { nodeFs, walkFs, imageFs, disks, fsTime } = await this.#diskFor(pods, memoryOnly, refreshMs);
     // Only full reads touch every file a pod has (its limits, and its containers' files once per
     // refresh period): descriptors unread for two periods belong to cgroups that are gone.
     const nowNs = this.#clock.nowNs();
@@ -278,7 +299,7 @@ export class LinuxSummaryCollector {
         runtime: { imageFs: image, containerFs: { ...fs } },
         rlimit,
       },
-      pods: pods.map((pod, i) => podJson(pod, lives[i] as PodLive, disks[i], nodeFs, this.#stamp)),
+      pods: pods.map((pod, i) => this.#podEntry(pod, lives[i] as PodLive, disks[i], walkFs)),
     };
   }
 
@@ -385,16 +406,20 @@ export class LinuxSummaryCollector {
     ]);
     let byPod: ReadonlyMap<string, PodDisk>;
     let walkedAtNs: bigint;
+    let walkFs: FilesystemStats;
     if (plan.walk) {
       this.#disk.sweep();
       byPod = new Map(pods.map((pod, i) => [pod.uid, walked?.[i] as PodDisk]));
       walkedAtNs = plan.walkedAtNs ?? this.#clock.nowNs();
+      walkFs = nodeFs;
     } else {
       byPod = plan.from.byPod;
       walkedAtNs = plan.from.walkedAtNs;
+      walkFs = plan.from.walkFs;
     }
     this.#lastDisk = {
       nodeFs,
+      walkFs,
       imageFs,
       disks: pods.map((pod) => byPod.get(pod.uid)),
       fsTime: this.#time(),
@@ -484,6 +509,38 @@ export class LinuxSummaryCollector {
     return { time: this.#time(), maxpid: Math.min(pidMax, threadsMax), curproc: load.total };
   }
 
+  /**
+   * The pod's Summary API entry: the last one again while everything it was built from is the same
+   * (a housekeeping read reuses pod figures for a refresh period, and disk figures until the next
+   * walk), so a read of a quiet 110-pod node builds and decodes no pod entry; otherwise a new
+   * entry, sharing with the last one the parts that did not change (podRef, containers, disk).
+   */
+  #podEntry(pod: ActivePodInfo, live: PodLive, disk: PodDisk | undefined, fs: FilesystemStats): PodJson {
+    const memo = this.#podEntries.get(pod);
+    const containerMemory = pod.containers.map((c) => live.containers.get(c.name));
+    const sameParts =
+      memo !== undefined &&
+      memo.disk === disk &&
+      memo.fs === fs &&
+      memo.containerMemory.length === containerMemory.length &&
+      memo.containerMemory.every((m, i) => m === containerMemory[i]);
+    if (sameParts && memo.memory === live.memory && memo.count === live.processCount) return memo.entry;
+    const parts = sameParts ? memo.parts : podParts(pod, containerMemory, disk, fs, this.#stamp);
+    const entry: PodJson = { ...parts };
+    if (live.memory !== undefined) entry.memory = live.memory;
+    if (live.processCount !== undefined) entry.process_stats = { process_count: counter(live.processCount) };
+    this.#podEntries.set(pod, {
+      containerMemory,
+      disk,
+      fs,
+      parts,
+      memory: live.memory,
+      count: live.processCount,
+      entry,
+    });
+    return entry;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Pods: memory and processes
 
@@ -496,7 +553,7 @@ export class LinuxSummaryCollector {
   ): Promise<PodLive> {
     const cgroups = this.#cgroups;
     if (cgroups !== undefined && pod.cgroup !== undefined)
-      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, reuseAfterNs, podRead, passTime);
+      return this.#podLiveFromCgroups(pod, pod.cgroup, cgroups.driver, podRead, passTime);
     // Without cgroups: the pod is its containers' process trees.
     const procs = table ?? ProcessTable.read(this.#procRoot);
     const pageSize = this.#detectPageSize();
@@ -518,39 +575,55 @@ export class LinuxSummaryCollector {
     };
   }
 
-  async #podLiveFromCgroups(
+  /**
+   * A pod's figures read synchronously from its cgroups, or undefined when this pod needs an
+   * asynchronous read ({@link #podLive}: no cgroups, or no pids controller and a count to take).
+   * A housekeeping read whose figures are all reused hands out the same object again.
+   */
+  #podLiveNow(
     pod: ActivePodInfo,
-    podCgroup: CgroupRef,
-    driver: CgroupStatsReader,
     reuseAfterNs: bigint,
     podRead: PodRead,
     passTime: string,
-  ): Promise<PodLive> {
-    const containers = new Map<string, MemoryJson>();
+  ): PodLive | undefined {
+    const cgroups = this.#cgroups;
+    const podCgroup = pod.cgroup;
+    if (cgroups === undefined || podCgroup === undefined) return undefined;
+    const { driver } = cgroups;
+    const known = this.#podFigures.get(podCgroup);
+    if (!driver.hasPids && (podRead === "fresh" || known?.count === undefined)) return undefined;
+    const containerFigures: (MemoryJson | undefined)[] = [];
+    let containersReused = true;
     for (const c of pod.containers) {
       const cgroup = c.cgroup;
-      if (cgroup === undefined) continue;
-      const known = this.#containerMemory.get(cgroup);
-      const figures =
-        known !== undefined && known.atNs > reuseAfterNs
-          ? known.figures
-          : this.#readContainerMemory(driver, cgroup);
-      if (figures !== undefined) containers.set(c.name, figures);
+      if (cgroup === undefined) {
+        containerFigures.push(undefined);
+        continue;
+      }
+      const seen = this.#containerMemory.get(cgroup);
+      if (seen !== undefined && seen.atNs > reuseAfterNs) containerFigures.push(seen.figures);
+      else {
+        containersReused = false;
+        containerFigures.push(this.#readContainerMemory(driver, cgroup));
+      }
     }
-    const known = podRead === "reuse" ? this.#podFigures.get(podCgroup) : undefined;
-    if (known !== undefined && known.atNs > reuseAfterNs) {
-      return {
+    if (podRead === "reuse" && known !== undefined && known.atNs > reuseAfterNs) {
+      if (containersReused && known.live !== undefined) return known.live;
+      const live: PodLive = {
         memory: known.memory,
-        containers,
+        containers: containerMap(pod, containerFigures),
         processCount: known.count === undefined ? undefined : BigInt(known.count),
         workingSetBytes: known.workingSetBytes,
       };
+      if (containersReused) this.#podFigures.set(podCgroup, { ...known, live });
+      return live;
     }
+    const containers = containerMap(pod, containerFigures);
     if (podRead === "usage") {
       const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
       // A memory decision ranks by memory alone: the pod's task count is the last one read (a
       // `pids.current` per pod is a third of a 110-pod wake's reads), unless it was never read.
-      const count = this.#podFigures.get(podCgroup)?.count ?? (await this.#podTasks(driver, podCgroup));
+      const count = known?.count ?? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read));
       return {
         memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
         containers,
@@ -559,7 +632,42 @@ export class LinuxSummaryCollector {
         workingSetBytes: usage ?? 0n,
       };
     }
+    const count = driver.hasPids
+      ? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read))
+      : known?.count;
+    const live = this.#readPodMemory(driver, podCgroup, count);
+    return {
+      memory: live.memory,
+      containers,
+      processCount: count === undefined ? undefined : BigInt(count),
+      workingSetBytes: live.workingSetBytes,
+    };
+  }
+
+  /** A pod in cgroups without the pids controller: its count is an asynchronous listing of its subtree. */
+  async #podLiveFromCgroups(
+    pod: ActivePodInfo,
+    podCgroup: CgroupRef,
+    driver: CgroupStatsReader,
+    podRead: PodRead,
+    passTime: string,
+  ): Promise<PodLive> {
+    const containers = containerMap(
+      pod,
+      pod.containers.map((c) =>
+        c.cgroup === undefined ? undefined : this.#readContainerMemory(driver, c.cgroup),
+      ),
+    );
     const count = await this.#podTasks(driver, podCgroup);
+    if (podRead === "usage") {
+      const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
+      return {
+        memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
+        containers,
+        processCount: count === undefined ? undefined : BigInt(count),
+        workingSetBytes: usage ?? 0n,
+      };
+    }
     const live = this.#readPodMemory(driver, podCgroup, count);
     return {
       memory: live.memory,
@@ -673,19 +781,33 @@ export class LinuxSummaryCollector {
   }
 }
 
-/** The pod's Summary API entry from its live figures and its disk use. */
-function podJson(
+/** A pod's Summary entry without its memory and process figures, which change on every read. */
+type PodParts = Omit<PodJson, "memory" | "process_stats">;
+
+/** What {@link LinuxSummaryCollector}'s last entry of a pod was built from, and the entry. */
+interface PodEntryMemo {
+  readonly containerMemory: readonly (MemoryJson | undefined)[];
+  readonly disk: PodDisk | undefined;
+  readonly fs: FilesystemStats;
+  readonly parts: PodParts;
+  readonly memory: MemoryJson | undefined;
+  readonly count: bigint | undefined;
+  readonly entry: PodJson;
+}
+
+/** The pod's entry but for its memory and process figures: identity, containers and disk use. */
+function podParts(
   pod: ActivePodInfo,
-  live: PodLive,
+  containerMemory: readonly (MemoryJson | undefined)[],
   disk: PodDisk | undefined,
   nodeFs: FilesystemStats,
   stamp: (atNs: bigint) => string,
-): PodJson {
+): PodParts {
   const ns = stamp;
-  const containers = pod.containers.map((c): ContainerJson => {
+  const containers = pod.containers.map((c, i): ContainerJson => {
     const out: ContainerJson = { name: c.name };
     if (c.startTime !== undefined) out.startTime = formatRfc3339Ms(c.startTime);
-    const memory = live.containers.get(c.name);
+    const memory = containerMemory[i];
     if (memory !== undefined) out.memory = memory;
     const rootfs = disk?.rootfs.get(c.name);
     if (rootfs !== undefined) out.rootfs = fsJson(nodeFs, ns(rootfs.atNs), rootfs.bytes, rootfs.inodes);
@@ -699,9 +821,8 @@ function podJson(
     if (u !== undefined)
       volumes.push({ ...fsJson(u.ownFs ?? nodeFs, ns(u.atNs), u.bytes, u.inodes), name: v.name });
   }
-  const out: PodJson = { podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid }, containers };
+  const out: PodParts = { podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid }, containers };
   if (pod.startTime !== undefined) out.startTime = formatRfc3339Ms(pod.startTime);
-  if (live.memory !== undefined) out.memory = live.memory;
   if (volumes.length > 0) out.volume = volumes;
   if (disk !== undefined)
     out["ephemeral-storage"] = fsJson(
@@ -710,7 +831,6 @@ function podJson(
       disk.ephemeral.bytes,
       disk.ephemeral.inodes,
     );
-  if (live.processCount !== undefined) out.process_stats = { process_count: counter(live.processCount) };
   return out;
 }
 
@@ -734,6 +854,19 @@ function withRememberedDirectories(driver: CgroupStatsReader): CgroupStatsReader
       return dirs;
     },
   };
+}
+
+/** Container name → memory figures, for the containers that have them. */
+function containerMap(
+  pod: ActivePodInfo,
+  figures: readonly (MemoryJson | undefined)[],
+): ReadonlyMap<string, MemoryJson> {
+  const map = new Map<string, MemoryJson>();
+  pod.containers.forEach((c, i) => {
+    const f = figures[i];
+    if (f !== undefined) map.set(c.name, f);
+  });
+  return map;
 }
 
 /** Memory of a cgroup; `availableBytes` only when it has a limit, as cAdvisor reports it. */

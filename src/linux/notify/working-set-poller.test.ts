@@ -116,9 +116,9 @@ describe("WorkingSetPoller", () => {
     });
     let reads = 0;
     const read = poller.read.bind(poller);
-    poller.read = () => {
+    poller.read = (atMost?: bigint) => {
       reads++;
-      return read();
+      return read(atMost);
     };
     poller.setLimit(1000n, 300n);
     poller.start(() => undefined);
@@ -134,6 +134,38 @@ describe("WorkingSetPoller", () => {
       const near = reads;
       assert.ok(far <= 5, `far from the limit: ${far} reads in 600 ms`);
       assert.ok(near >= 20, `near the limit: ${near} reads in 600 ms`);
+    } finally {
+      await poller.stop();
+    }
+  });
+
+  test("reads memory.stat only when usage alone cannot settle it: never below limit − band", async () => {
+    const cg = await fakeCgroup("v1", 100, 0);
+    const poller = new WorkingSetPoller({
+      cgroupDir: cg.dir,
+      api: "v1",
+      description: "t",
+      fastMs: 10,
+      slowMs: 10,
+    });
+    const errors: Error[] = [];
+    const wakes: string[] = [];
+    poller.setLimit(1000n, 300n);
+    poller.start(
+      (reason) => wakes.push(reason),
+      (e) => errors.push(e),
+    );
+    try {
+      // Without memory.stat, usage 100 (≤ 1000 − 300) still settles every tick.
+      await rm(join(cg.dir, "memory.stat"));
+      await sleep(100);
+      assert.deepEqual(errors, [], "memory.stat was read although usage alone settled it");
+      assert.equal(poller.read(700n), 100n, "usage, the working set's upper bound");
+      // Inside the band usage cannot settle it: memory.stat is read, and its absence is a failure.
+      await writeFile(join(cg.dir, "memory.usage_in_bytes"), "800\n");
+      await waitFor(() => errors.length, 1);
+      assert.equal(errors.length, 1);
+      assert.deepEqual(wakes, []);
     } finally {
       await poller.stop();
     }

@@ -72,10 +72,18 @@ export class WorkingSetPoller implements WakeSource {
     return this.#limit;
   }
 
-  /** The working set now, or undefined when the files cannot be read. */
-  read(): bigint | undefined {
+  /**
+   * The working set now, or undefined when the files cannot be read. With `atMost`: when usage
+   * alone is at most that, usage itself (the working set's upper bound) without reading
+   * memory.stat, which on cgroup v1 sums the node's whole subtree and on a 110-pod node is by far
+   * the dearer of the two files.
+   */
+  read(atMost?: bigint): bigint | undefined {
     try {
-      return workingSetFrom(this.#files.read(this.#usageFile), this.#files.read(this.#statFile), this.#o.api);
+      const usageText = this.#files.read(this.#usageFile);
+      const usage = /^\s*(\d+)\s*$/.exec(usageText)?.[1];
+      if (atMost !== undefined && usage !== undefined && BigInt(usage) <= atMost) return BigInt(usage);
+      return workingSetFrom(usageText, this.#files.read(this.#statFile), this.#o.api);
     } catch {
       return undefined;
     }
@@ -100,7 +108,8 @@ export class WorkingSetPoller implements WakeSource {
       let next = this.#o.slowMs ?? 250;
       const limit = this.#limit;
       if (limit !== undefined) {
-        const ws = this.read();
+        // Below limit − band the working set (never above usage) is far from the limit either way.
+        const ws = this.read(limit - this.#band);
         if (ws === undefined) {
           if (++failures === 3)
             onError?.(
