@@ -252,9 +252,7 @@ function decisionTimes(
       const parts = [t?.["readMs"], t?.["decideMs"], t?.["killMs"]];
       return {
         time: Date.parse(String(record.time)),
-        loopMs: parts.every((x) => typeof x === "number")
-          ? (parts as number[]).reduce((a, b) => a + b, 0)
-          : undefined,
+        loopMs: parts.every((x) => typeof x === "number") ? parts.reduce((a, b) => a + b, 0) : undefined,
       };
     })
     .filter((d) => d.time >= fromMs && d.time <= toMs);
