@@ -128,3 +128,31 @@ test("close waits for keep-alive clients without hanging", async () => {
     "idle keep-alive connections are closed at once, not after the timeout",
   );
 });
+
+test("a busy client is answered from one rendering per cache period, not one per request", async () => {
+  const metrics = new DaemonMetrics();
+  let served = 0;
+  const s = snapshot();
+  const server = await startHttpServer({
+    listen: s.node.listen,
+    snapshot: () => {
+      served++;
+      return s;
+    },
+    metrics,
+    cacheMs: 200,
+  });
+  try {
+    const ask = async (path: string): Promise<string> => (await fetchBounded(server.url + path)).text();
+    const bodies = await Promise.all(Array.from({ length: 50 }, () => ask("/status")));
+    assert.equal(served, 1, "50 concurrent /status requests, one rendering");
+    assert.ok(bodies.every((b) => b === bodies[0]));
+    await ask("/status?pretty");
+    assert.equal(served, 2, "another URL is another rendering");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await ask("/status");
+    assert.equal(served, 3, "rendered afresh once the period is over");
+  } finally {
+    await server.close();
+  }
+});

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import { AdapterError, errnoCode } from "../errors.js";
 import type { DaemonSnapshot } from "../app/node-view/snapshot.js";
 import { handle, type HttpResponse, type MetricsSource } from "./http-handler.js";
@@ -17,6 +18,38 @@ export interface HttpServerOptions {
   readonly metrics: MetricsSource;
   /** How long `close` waits for in-flight requests before closing their connections (default 5 s). */
   readonly closeTimeoutMs?: number;
+  /**
+   * How long an answer is served again to the same request (method and URL) before it is rendered
+   * afresh (default 100 ms; 0: never). A busy scraper or dashboard then costs one rendering per
+   * period, not one per request: at 110 pods `/status` is some 400 KB of JSON, and 500 clients
+   * asking as fast as they are answered kept the main thread so busy that a new pod took over
+   * 30 s to start. The state behind it changes at the loop's pace (a step per second or ten).
+   */
+  readonly cacheMs?: number;
+}
+
+/** Answers rendered for the last {@link HttpServerOptions.cacheMs}, by method and URL. */
+class AnswerCache {
+  readonly #ms: number;
+  readonly #answers = new Map<string, { readonly until: number; readonly answer: Promise<HttpResponse> }>();
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  get(key: string, render: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    if (this.#ms <= 0) return render();
+    const now = performance.now();
+    const kept = this.#answers.get(key);
+    if (kept !== undefined && kept.until > now) return kept.answer;
+    // Requests arriving while it renders share the rendering too.
+    const answer = render();
+    this.#answers.set(key, { until: now + this.#ms, answer });
+    // Only paths the server knows are rendered; unknown URLs are answered without being kept.
+    if (this.#answers.size > 64)
+      for (const [k, v] of this.#answers) if (v.until <= now) this.#answers.delete(k);
+    return answer;
+  }
 }
 
 export interface DaemonHttpServer {
@@ -29,13 +62,17 @@ export interface DaemonHttpServer {
   close(): Promise<void>;
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: HttpServerOptions): Promise<void> {
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: HttpServerOptions,
+  cache: AnswerCache,
+): Promise<void> {
   let r: HttpResponse;
   try {
-    r = await handle(
-      { method: req.method ?? "GET", url: req.url ?? "/" },
-      await options.snapshot(),
-      options.metrics,
+    const request = { method: req.method ?? "GET", url: req.url ?? "/" };
+    r = await cache.get(`${request.method} ${request.url}`, async () =>
+      handle(request, await options.snapshot(), options.metrics),
     );
   } catch (e) {
     // handle() answers its own failures; this is a snapshot getter that threw.
@@ -51,7 +88,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: HttpSer
 
 /** Binds and starts serving; rejects with an AdapterError (`http-listen`) when the address cannot be bound. */
 export function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
-  const server = createServer((req, res) => void serve(req, res, options));
+  const cache = new AnswerCache(options.cacheMs ?? 100);
+  const server = createServer((req, res) => void serve(req, res, options, cache));
   const { host, port } = options.listen;
   return new Promise((resolve, reject) => {
     const onError = (e: Error): void => {
