@@ -18,6 +18,7 @@ import {
   type Daemon,
   type PodStatus,
   type StatusDoc,
+  scaled,
 } from "../harness/node-harness.js";
 
 const REJECTED = "Pod was rejected: The node had condition: [MemoryPressure]. ";
@@ -88,7 +89,7 @@ describe("evictd run: admission under memory pressure", { skip: E2E_SKIP }, () =
         15_000,
       );
     },
-    { timeout: 45_000 },
+    { timeout: scaled(45_000) },
   );
 
   after(async () => {

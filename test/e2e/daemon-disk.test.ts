@@ -23,6 +23,7 @@ import {
   type DecisionRecord,
   type PodStatus,
   type StatusDoc,
+  scaled,
 } from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
@@ -120,7 +121,7 @@ describe("evictd run: nodefs.available on a 96Mi tmpfs", { skip: E2E_SKIP }, () 
         'i=0; while [ $i -lt 10 ]; do dd if=/dev/zero of="$EVICTD_VOLUME_DATA/f$i" bs=1M count=8 2>/dev/null; i=$((i+1)); sleep 0.25; done; exec sleep 600',
       );
     },
-    { timeout: 45_000 },
+    { timeout: scaled(45_000) },
   );
 
   test("the pod filling its emptyDir is evicted first, with the kubelet's message and DisruptionTarget", () => {
@@ -189,7 +190,7 @@ describe("evictd run: nodefs.inodesFree on a tmpfs with 2000 inodes", { skip: E2
         'i=0; while [ $i -lt 1600 ]; do : > "$EVICTD_VOLUME_DATA/f$i"; i=$((i+1)); case $i in *00) sleep 0.2;; esac; done; exec sleep 600',
       );
     },
-    { timeout: 45_000 },
+    { timeout: scaled(45_000) },
   );
 
   test("the pod creating many files is evicted first for nodefs.inodesFree", () => {
@@ -222,81 +223,85 @@ describe("evictd run: nodefs.inodesFree on a tmpfs with 2000 inodes", { skip: E2
 });
 
 describe("evictd run: local storage limits", { skip: E2E_SKIP }, () => {
-  test("an emptyDir over its sizeLimit is evicted without node pressure", { timeout: 30_000 }, async () => {
-    const node = await newNode("limit");
-    await node.writeNodeFile({
-      capacity: { memory: "1Gi" },
-      config: {
-        evictionHard: { "memory.available": "50Mi", "nodefs.available": "1%", "nodefs.inodesFree": "1%" },
-      },
-    });
-    await node.addPod(
-      podManifest({
-        name: "scratchy",
-        volumes: [emptyDir("scratch", "8Mi")],
-        containers: [
-          {
-            name: "fill",
-            command: sh(
-              'dd if=/dev/zero of="$EVICTD_VOLUME_SCRATCH/blob" bs=1M count=16 2>/dev/null; exec sleep 600',
-            ),
-            requests: { memory: "8Mi" },
-          },
-        ],
-      }),
-    );
-    // Under its limit: stays.
-    await node.addPod(
-      podManifest({
-        name: "tidy",
-        volumes: [emptyDir("cache", "64Mi")],
-        containers: [
-          {
-            name: "fill",
-            command: sh(
-              'dd if=/dev/zero of="$EVICTD_VOLUME_CACHE/blob" bs=1M count=4 2>/dev/null; exec sleep 600',
-            ),
-            requests: { memory: "8Mi" },
-          },
-        ],
-      }),
-    );
+  test(
+    "an emptyDir over its sizeLimit is evicted without node pressure",
+    { timeout: scaled(30_000) },
+    async () => {
+      const node = await newNode("limit");
+      await node.writeNodeFile({
+        capacity: { memory: "1Gi" },
+        config: {
+          evictionHard: { "memory.available": "50Mi", "nodefs.available": "1%", "nodefs.inodesFree": "1%" },
+        },
+      });
+      await node.addPod(
+        podManifest({
+          name: "scratchy",
+          volumes: [emptyDir("scratch", "8Mi")],
+          containers: [
+            {
+              name: "fill",
+              command: sh(
+                'dd if=/dev/zero of="$EVICTD_VOLUME_SCRATCH/blob" bs=1M count=16 2>/dev/null; exec sleep 600',
+              ),
+              requests: { memory: "8Mi" },
+            },
+          ],
+        }),
+      );
+      // Under its limit: stays.
+      await node.addPod(
+        podManifest({
+          name: "tidy",
+          volumes: [emptyDir("cache", "64Mi")],
+          containers: [
+            {
+              name: "fill",
+              command: sh(
+                'dd if=/dev/zero of="$EVICTD_VOLUME_CACHE/blob" bs=1M count=4 2>/dev/null; exec sleep 600',
+              ),
+              requests: { memory: "8Mi" },
+            },
+          ],
+        }),
+      );
 
-    const daemon = await node.start();
-    const victim = await daemon.waitForStatus(
-      "default/scratchy evicted",
-      evicted("default/scratchy"),
-      20_000,
-    );
-    assert.equal(victim.message, 'Usage of EmptyDir volume "scratch" exceeds the limit "8Mi". ');
-    assert.deepEqual(
-      victim.conditions.filter((c) => c.type === "DisruptionTarget"),
-      [],
-      "local-storage evictions set no DisruptionTarget condition",
-    );
+      const daemon = await node.start();
+      const victim = await daemon.waitForStatus(
+        "default/scratchy evicted",
+        evicted("default/scratchy"),
+        20_000,
+      );
+      assert.equal(victim.message, 'Usage of EmptyDir volume "scratch" exceeds the limit "8Mi". ');
+      assert.deepEqual(
+        victim.conditions.filter((c) => c.type === "DisruptionTarget"),
+        [],
+        "local-storage evictions set no DisruptionTarget condition",
+      );
 
-    await sleep(2500);
-    const s = await daemon.status();
-    assert.equal(podStatus(s, "default/tidy")?.phase, "Running");
-    for (const c of ["MemoryPressure", "DiskPressure", "PIDPressure"])
-      assert.equal(condition(s, c), "False", `${c} must stay False`);
-    assert.deepEqual(s.evictionCounts, { "emptydirfs.limit": 1 });
-    assert.deepEqual(
-      s.recentEvictions.map((e) => [e.pod, e.signal, e.gracePeriodSeconds]),
-      [["default/scratchy", "emptydirfs.limit", 1]],
-    );
-    const metrics = await daemon.metrics();
-    assert.equal(metricValue(metrics, "kubelet_evictions", { eviction_signal: "emptydirfs.limit" }), 1);
-    assert.equal(totalEvictions(metrics), 1);
+      await sleep(2500);
+      const s = await daemon.status();
+      assert.equal(podStatus(s, "default/tidy")?.phase, "Running");
+      for (const c of ["MemoryPressure", "DiskPressure", "PIDPressure"])
+        assert.equal(condition(s, c), "False", `${c} must stay False`);
+      assert.deepEqual(s.evictionCounts, { "emptydirfs.limit": 1 });
+      assert.deepEqual(
+        s.recentEvictions.map((e) => [e.pod, e.signal, e.gracePeriodSeconds]),
+        [["default/scratchy", "emptydirfs.limit", 1]],
+      );
+      const metrics = await daemon.metrics();
+      assert.equal(metricValue(metrics, "kubelet_evictions", { eviction_signal: "emptydirfs.limit" }), 1);
+      assert.equal(totalEvictions(metrics), 1);
 
-    const steps = (await node.decisions()).filter((d) => (d.evictions?.length ?? 0) > 0);
-    assert.deepEqual(
-      steps.map((d) => [
-        d.conditions,
-        d.evictions?.map((e) => [e.pod, e.kind, e.signal, e.gracePeriodSeconds, e.condition]),
-      ]),
-      [[[], [["default/scratchy", "localStorage", "emptydirfs.limit", 1, undefined]]]],
-    );
-    await stopAndCheckClean(node, daemon);
-  });
+      const steps = (await node.decisions()).filter((d) => (d.evictions?.length ?? 0) > 0);
+      assert.deepEqual(
+        steps.map((d) => [
+          d.conditions,
+          d.evictions?.map((e) => [e.pod, e.kind, e.signal, e.gracePeriodSeconds, e.condition]),
+        ]),
+        [[[], [["default/scratchy", "localStorage", "emptydirfs.limit", 1, undefined]]]],
+      );
+      await stopAndCheckClean(node, daemon);
+    },
+  );
 });

@@ -19,6 +19,7 @@ import {
   podStatus,
   sleep,
   waitUntil,
+  scaled,
 } from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
@@ -204,7 +205,7 @@ describe(
   () => {
     test(
       "no torn record joins another, no temp file stays, the evicted pod's status is written once space returns and a restart keeps it evicted",
-      { timeout: 60_000 },
+      { timeout: scaled(60_000) },
       async () => {
         const node = await newNode("statefull");
         node.mountTmpfs(node.stateDir, "size=16m");
@@ -307,7 +308,7 @@ describe(
 describe("evictd run: manifests deleted or edited while the daemon is down", { skip: E2E_SKIP }, () => {
   test(
     "at start the directory wins: a deleted pod is stopped, an edited one runs its new spec, the rest are adopted",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const node = await newNode("reconcile");
       await node.writeNodeFile({

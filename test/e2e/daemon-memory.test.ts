@@ -28,6 +28,7 @@ import {
   type PodStatus,
   type StatusDoc,
   type StopReport,
+  scaled,
 } from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
@@ -46,7 +47,7 @@ const MEMORY_PREFIX = "The node was low on resource: memory. ";
 describe("evictd run: memory pressure", { skip: E2E_SKIP }, () => {
   test(
     "a leaking Burstable pod is evicted first, alone, in time to avoid the kernel OOM killer",
-    { timeout: 40_000 },
+    { timeout: scaled(40_000) },
     async () => {
       const node = await newNode("mem");
       await node.writeNodeFile({
@@ -178,7 +179,7 @@ describe("evictd run: memory pressure", { skip: E2E_SKIP }, () => {
 
   test(
     "a soft threshold waits out its grace period, then gives min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)",
-    { timeout: 40_000 },
+    { timeout: scaled(40_000) },
     async () => {
       const node = await newNode("soft");
       await node.writeNodeFile({
@@ -285,7 +286,7 @@ describe("evictd run: memory pressure", { skip: E2E_SKIP }, () => {
 
   test(
     "a critical pod is never evicted, even as the only big consumer: the others go instead",
-    { timeout: 40_000 },
+    { timeout: scaled(40_000) },
     async () => {
       const node = await newNode("crit");
       await node.writeNodeFile({
@@ -382,17 +383,20 @@ describe("evictd run: a memory-backed emptyDir under memory pressure", { skip: E
           evictionHard: { "memory.available": "150Mi", "nodefs.available": "1%", "nodefs.inodesFree": "1%" },
         },
       });
-      // Writes 8Mi every 100 ms into a tmpfs emptyDir, up to 360Mi: tmpfs pages are charged to the
-      // writer's memory cgroup, so the pod's working set grows far over its 16Mi request.
+      // Writes 8Mi every 100 ms into a tmpfs emptyDir, up to 400Mi: tmpfs pages are charged to the
+      // writer's memory cgroup, so the pod's working set grows far over its 16Mi request, and the
+      // node's past the threshold (above 362Mi) with room to spare whatever the processes around it
+      // are charged (cgroup v2 charges them about 1 MiB less than v1: at 360Mi the node stopped
+      // 588Ki short of the threshold there).
       await node.addPod(
         podManifest({
           name: "ramdisk",
-          volumes: [{ name: "cache", emptyDir: { medium: "Memory", sizeLimit: "400Mi" } }],
+          volumes: [{ name: "cache", emptyDir: { medium: "Memory", sizeLimit: "480Mi" } }],
           containers: [
             {
               name: "fill",
               command: sh(
-                'i=0; while [ $i -lt 45 ]; do dd if=/dev/zero of="$EVICTD_VOLUME_CACHE/f$i" bs=1M count=8 2>/dev/null; i=$((i+1)); sleep 0.1; done; exec sleep 600',
+                'i=0; while [ $i -lt 50 ]; do dd if=/dev/zero of="$EVICTD_VOLUME_CACHE/f$i" bs=1M count=8 2>/dev/null; i=$((i+1)); sleep 0.1; done; exec sleep 600',
               ),
               requests: { memory: "16Mi" },
             },
@@ -416,7 +420,7 @@ describe("evictd run: a memory-backed emptyDir under memory pressure", { skip: E
         stop = await stopAndInspect(node, daemon);
       }
     },
-    { timeout: 45_000 },
+    { timeout: scaled(45_000) },
   );
 
   after(async () => {

@@ -20,6 +20,7 @@ import {
   stopAndCheckClean,
   TestNode,
   totalEvictions,
+  scaled,
 } from "../harness/node-harness.js";
 
 const nodes: TestNode[] = [];
@@ -96,7 +97,7 @@ async function pidNode(
 describe("evictd run: PID pressure", { skip: E2E_SKIP }, () => {
   test(
     "a pod forking many sleepers is evicted for pid.available through the pids controller",
-    { timeout: 40_000 },
+    { timeout: scaled(40_000) },
     async () => {
       const { node, daemon } = await pidNode("pids", REAPING_FORKER);
       const victim = await daemon.waitForStatus("default/forker evicted", evicted("default/forker"), 20_000);
@@ -135,7 +136,7 @@ describe("evictd run: PID pressure", { skip: E2E_SKIP }, () => {
 
   test(
     "the orphaned children of an evicted pod do not cost a second eviction",
-    { timeout: 40_000 },
+    { timeout: scaled(40_000) },
     async () => {
       // Upstream a container runtime shim reaps a container's processes as they die, and the
       // eviction manager looks again only once the pod is finished (pod cgroup removed). Here the

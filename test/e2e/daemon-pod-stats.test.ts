@@ -19,6 +19,7 @@ import {
   waitUntil,
   type Daemon,
   type PodOptions,
+  scaled,
 } from "../harness/node-harness.js";
 
 const MiB = 1024 * 1024;
@@ -109,7 +110,7 @@ describe("evictd run: /stats/summary per pod", { skip: E2E_SKIP }, () => {
       );
       daemon = await node.start();
     },
-    { timeout: 30_000 },
+    { timeout: scaled(30_000) },
   );
 
   after(async () => {
@@ -118,7 +119,7 @@ describe("evictd run: /stats/summary per pod", { skip: E2E_SKIP }, () => {
 
   test(
     "a pod with UID web.1 is evicted over its container's ephemeral-storage limit",
-    { timeout: 30_000 },
+    { timeout: scaled(30_000) },
     async () => {
       const victim = await daemon.waitForStatus("default/writer evicted", evicted("default/writer"), 20_000);
       assert.equal(victim.uid, "web.1");
@@ -130,7 +131,7 @@ describe("evictd run: /stats/summary per pod", { skip: E2E_SKIP }, () => {
     },
   );
 
-  test("a pod with UID db.1 shows its emptyDir's real usage", { timeout: 30_000 }, async () => {
+  test("a pod with UID db.1 shows its emptyDir's real usage", { timeout: scaled(30_000) }, async () => {
     let last: SummaryPod | undefined;
     const keeper = await waitUntil(
       "db.1's emptyDir to show 4Mi in /stats/summary",
@@ -148,7 +149,7 @@ describe("evictd run: /stats/summary per pod", { skip: E2E_SKIP }, () => {
 
   test(
     "pod and container startTime are the runtime's recorded start, in RFC 3339",
-    { timeout: 30_000 },
+    { timeout: scaled(30_000) },
     async () => {
       const recorded = await waitUntil(
         "db.1's status file with its container started",

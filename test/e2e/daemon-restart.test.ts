@@ -21,6 +21,7 @@ import {
   type LogLine,
   type PodStatus,
   type StatusDoc,
+  scaled,
 } from "../harness/node-harness.js";
 
 function processAlive(pid: number): boolean {
@@ -93,7 +94,7 @@ describe("evictd run: a restart loses no pod status", { skip: E2E_SKIP }, () => 
       decisionsAfter = decisions.length;
       evictionStepsAfter = decisions.filter((r) => (r.evictions?.length ?? 0) > 0).length;
     },
-    { timeout: 45_000 },
+    { timeout: scaled(45_000) },
   );
 
   after(async () => {

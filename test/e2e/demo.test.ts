@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { readLinesThenClose } from "../support/early-reader.js";
-import { E2E_SKIP, EVICTD_BIN, ownCgroupDirs } from "../harness/node-harness.js";
+import { E2E_SKIP, EVICTD_BIN, ownCgroupDirs, scaled } from "../harness/node-harness.js";
 
 /** The demo's node cgroup (node name `demo`) under each hierarchy this process is in. */
 function demoCgroups(): string[] {
@@ -22,7 +22,7 @@ function demoCgroups(): string[] {
 describe("evictd demo", { skip: E2E_SKIP }, () => {
   test(
     "a reader that stops after three lines: the demo stops and cleans up, exit 0",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       assert.deepEqual(demoCgroups(), [], "no demo node left over before the test");
       const started = Date.now();

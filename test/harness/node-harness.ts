@@ -70,6 +70,20 @@ if (E2E_SKIP !== false) console.error(`# daemon e2e skipped: ${E2E_SKIP}`);
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How much slower than this machine the suites run (EVICTD_TEST_SLOWDOWN, default 1): the cgroup
+ * v2 guest (scripts/v2-guest.sh) emulates its CPU and sets it. Every wait for something to happen
+ * ({@link waitUntil} and all built on it, the daemon's start and stop, test timeouts through
+ * {@link scaled}) stretches by it; nothing else about a test changes.
+ */
+export const SLOWDOWN = ((): number => {
+  const factor = Number(process.env["EVICTD_TEST_SLOWDOWN"] ?? "1");
+  return Number.isFinite(factor) && factor >= 1 ? factor : 1;
+})();
+
+/** `ms` stretched by {@link SLOWDOWN}. */
+export const scaled = (ms: number): number => Math.round(ms * SLOWDOWN);
+
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs` with `what` and `context()`. */
 export async function waitUntil<T>(
   what: string,
@@ -78,11 +92,12 @@ export async function waitUntil<T>(
   context: () => string = () => "",
   pollMs = 100,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}${context()}`);
+    if (Date.now() > deadline)
+      assert.fail(`timed out after ${scaled(timeoutMs)} ms waiting for ${what}${context()}`);
     await sleep(pollMs);
   }
 }
@@ -569,7 +584,7 @@ export class Daemon {
 
   /** GET /status; a daemon that does not answer within `timeoutMs` is an error (TimeoutError). */
   async status(timeoutMs = 10_000): Promise<StatusDoc> {
-    const r = await fetch(`${this.url}/status`, { signal: AbortSignal.timeout(timeoutMs) });
+    const r = await fetch(`${this.url}/status`, { signal: AbortSignal.timeout(scaled(timeoutMs)) });
     assert.equal(r.status, 200);
     return (await r.json()) as StatusDoc;
   }
@@ -609,7 +624,7 @@ export class Daemon {
     if (this.#alive) this.child.kill("SIGTERM");
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      timer = setTimeout(() => resolve("timeout"), scaled(timeoutMs));
     });
     const r = await Promise.race([this.exited, timeout]);
     clearTimeout(timer);

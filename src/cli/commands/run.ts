@@ -94,7 +94,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const capabilities: string[] = [];
   let driver: CgroupDriver | undefined;
   let nodeCgroups: NodeCgroups | undefined;
-  const created = createCgroupDriver(await detectOwnCgroups());
+  const detection = await detectOwnCgroups();
+  const created = createCgroupDriver(detection);
   const nodeName = `evictd-${spec.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 50)}`;
   if (created.ok) {
     driver = created.driver;
@@ -307,7 +308,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       node: spec,
       layout,
       dryRun: options.dryRun,
-      ...(nodeCgroups !== undefined ? { cgroups: { nodeName: nodeCgroups.name } } : {}),
+      ...(nodeCgroups !== undefined ? { cgroups: { nodeName: nodeCgroups.name, detection } } : {}),
       pods: await podsUpdate(),
       handlers,
     });

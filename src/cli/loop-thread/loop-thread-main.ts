@@ -12,7 +12,6 @@ import { loopStepData } from "../../app/loop/loop-step-data.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import type { LoggerPort, StatsPort } from "../../app/ports.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
-import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
 import {
   LinuxSummaryCollector,
@@ -49,7 +48,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
 
   let cgroups: { readonly driver: CgroupDriver; readonly node: NodeCgroups } | undefined;
   if (init.cgroups !== undefined) {
-    const created = createCgroupDriver(await detectOwnCgroups());
+    const created = createCgroupDriver(init.cgroups.detection);
     if (!created.ok)
       throw new AdapterError("cgroups-unavailable", `the loop thread cannot use cgroups: ${created.reason}`);
     // The main thread created the node; this attaches to it (adopting touches nothing present).
@@ -142,7 +141,11 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     } else if (message.type === "stop") stop.abort();
   });
 
-  main.post({ type: "ready", capabilities: [...plan.capabilities, priority.note] });
+  // What is armed, exactly: a source the kernel refused is named with why.
+  const refused = wake.refused.map(
+    (r) => `not armed: ${r.reason} (the other wake sources and the housekeeping tick still run)`,
+  );
+  main.post({ type: "ready", capabilities: [...plan.capabilities, ...refused, priority.note] });
   prepareStats();
   try {
     await loop.run(stop.signal);

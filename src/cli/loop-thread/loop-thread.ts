@@ -40,7 +40,7 @@ export interface LoopThreadOptions {
   readonly node: NodeSpec;
   readonly layout: FilesystemLayout;
   readonly dryRun: boolean;
-  readonly cgroups?: { readonly nodeName: string };
+  readonly cgroups?: LoopThreadInit["cgroups"];
   readonly pods: PodsUpdate;
   readonly handlers: LoopThreadHandlers;
 }

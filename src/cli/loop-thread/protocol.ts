@@ -10,6 +10,7 @@ import type { FailedPodStatus } from "../../app/ports.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import { AdapterError } from "../../errors.js";
+import type { CgroupDetection } from "../../linux/cgroups/detect-cgroups.js";
 import type { ActivePodInfo } from "../../linux/node-stats/active-pod-info.js";
 import type { PodSignalTarget } from "../../runtime/pod-processes.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
@@ -32,8 +33,13 @@ export interface LoopThreadInit {
   readonly node: NodeSpec;
   readonly layout: FilesystemLayout;
   readonly dryRun: boolean;
-  /** The node's cgroup subtree, created by the main thread (the loop thread attaches to it); absent without cgroups. */
-  readonly cgroups?: { readonly nodeName: string };
+  /**
+   * The node's cgroup subtree, created by the main thread (the loop thread attaches to it), and the
+   * cgroups the daemon was started in, as the main thread found them before it created the node (on
+   * cgroup v2 creating it may move the daemon to a leaf of its own cgroup, where detecting again
+   * would place the node wrong); absent without cgroups.
+   */
+  readonly cgroups?: { readonly nodeName: string; readonly detection: CgroupDetection };
   readonly pods: PodsUpdate;
   /**
    * Kill notices travel on this port of their own (transferred), so the main thread can take them

@@ -33,9 +33,12 @@ export class NotificationWakePort implements WakePort {
   private readonly o: NotificationWakePortOptions;
   private pending: Wake | undefined;
   private waiter: ((w: Wake) => void) | undefined;
+  /** Sources the kernel refused at start, with why (for the capability list: what is armed, exactly). */
+  readonly refused: readonly { readonly name: string; readonly reason: string }[];
 
   constructor(options: NotificationWakePortOptions) {
     this.o = options;
+    const refused: { name: string; reason: string }[] = [];
     for (const source of this.all()) {
       try {
         source.start(
@@ -44,9 +47,11 @@ export class NotificationWakePort implements WakePort {
         );
       } catch (error) {
         // A source the kernel refuses is a degradation (the housekeeping tick still holds), not a crash.
+        refused.push({ name: source.name, reason: error instanceof Error ? error.message : String(error) });
         this.o.onError?.(source.name, error);
       }
     }
+    this.refused = refused;
   }
 
   private all(): WakeSource[] {
