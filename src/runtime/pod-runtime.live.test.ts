@@ -20,6 +20,7 @@ import { ProcessPodRuntime, type GivenPodStatus } from "./pod-runtime.js";
 import { readOwnMounts, readProcStat } from "../linux/procfs.js";
 import { parseManifestText } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
+import { scaled } from "../testing/slowdown.js";
 
 const isRoot = process.getuid?.() === 0;
 const detection = process.platform === "linux" ? await detectOwnCgroups() : undefined;
@@ -83,8 +84,9 @@ const clock: ClockPort = {
 async function waitFor<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 5000,
+  unscaledMs = 5000,
 ): Promise<T> {
+  const ms = scaled(unscaledMs);
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
@@ -460,8 +462,8 @@ for (const mode of modes) {
       ]);
       console.error(`# trapping pod gone after ${ra.ms} ms, ignoring pod after ${rb.ms} ms`);
       assert.ok(ra.ok && rb.ok);
-      assert.ok(ra.ms < 700, `the trapping pod took ${ra.ms} ms`);
-      assert.ok(rb.ms >= 950 && rb.ms < 3000, `the ignoring pod took ${rb.ms} ms`);
+      assert.ok(ra.ms < scaled(700), `the trapping pod took ${ra.ms} ms`);
+      assert.ok(rb.ms >= 950 && rb.ms < scaled(3000), `the ignoring pod took ${rb.ms} ms`);
       const persisted = (uid: string) =>
         JSON.parse(readFileSync(rt.podPaths(uid)!.statusFile, "utf8")) as {
           phase: string;

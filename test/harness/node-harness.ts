@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { locateOwnCgroups } from "../../src/linux/cgroups/detect-cgroups.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
 import { parseMountinfo } from "../../src/linux/procfs.js";
+import { scaled } from "../../src/testing/slowdown.js";
 
 // ---------------------------------------------------------------------------------------------
 // Whether the suites can run here
@@ -70,19 +71,9 @@ if (E2E_SKIP !== false) console.error(`# daemon e2e skipped: ${E2E_SKIP}`);
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * How much slower than this machine the suites run (EVICTD_TEST_SLOWDOWN, default 1): the cgroup
- * v2 guest (scripts/v2-guest.sh) emulates its CPU and sets it. Every wait for something to happen
- * ({@link waitUntil} and all built on it, the daemon's start and stop, test timeouts through
- * {@link scaled}) stretches by it; nothing else about a test changes.
- */
-export const SLOWDOWN = ((): number => {
-  const factor = Number(process.env["EVICTD_TEST_SLOWDOWN"] ?? "1");
-  return Number.isFinite(factor) && factor >= 1 ? factor : 1;
-})();
-
-/** `ms` stretched by {@link SLOWDOWN}. */
-export const scaled = (ms: number): number => Math.round(ms * SLOWDOWN);
+// Every wait here ({@link waitUntil} and all built on it, the daemon's start and stop, test
+// timeouts) stretches by the slowdown factor of the cgroup v2 guest.
+export { SLOWDOWN, scaled } from "../../src/testing/slowdown.js";
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs` with `what` and `context()`. */
 export async function waitUntil<T>(

@@ -4,7 +4,7 @@
  * descriptors of files no longer read are closed.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -73,15 +73,22 @@ describe("KernelFileReader on plain files", () => {
   });
 });
 
-const memoryRoot = locateOwnCgroups().memory?.dir;
+const ownMemory = locateOwnCgroups().memory;
+const memoryRoot = ownMemory?.dir;
 const CGROUP_SKIP = memoryRoot === undefined ? "no memory cgroup of our own to nest under" : false;
 if (CGROUP_SKIP !== false) console.error(`# skipped: ${CGROUP_SKIP}`);
 
 describe("KernelFileReader on a live memory cgroup", { skip: CGROUP_SKIP }, () => {
   test("a removed cgroup reads as gone with its descriptor open; one made again is read afresh", () => {
     const dir = join(memoryRoot ?? "", `evictd-kfr-${process.pid}`);
-    const api = readdirSync(memoryRoot ?? "").includes("memory.current") ? "v2" : "v1";
+    const api = ownMemory?.api ?? "v1";
     const limitFile = join(dir, api === "v2" ? "memory.max" : "memory.limit_in_bytes");
+    // v2: a child has memory.max only where its parent hands the controller down.
+    if (
+      api === "v2" &&
+      !readFileSync(join(memoryRoot ?? "", "cgroup.subtree_control"), "utf8").includes("memory")
+    )
+      writeFileSync(join(memoryRoot ?? "", "cgroup.subtree_control"), "+memory");
     mkdirSync(dir);
     const reader = new KernelFileReader();
     try {
