@@ -33,8 +33,10 @@
 export type Touch = "populate" | "write";
 
 export interface RampPodOptions {
-  /** The node's memory cgroup directory (v1: memory.usage_in_bytes and memory.stat are read). */
+  /** The node's memory cgroup directory (its usage file and memory.stat are read). */
   readonly nodeCgroupDir: string;
+  /** v1 (default): memory.usage_in_bytes and total_inactive_file; v2: memory.current and inactive_file. */
+  readonly api?: "v1" | "v2";
   readonly capacityBytes: number;
   readonly thresholdBytes: number;
   readonly mibPerSecond: number;
@@ -52,17 +54,17 @@ const SYS_MMAP: Partial<Record<NodeJS.Architecture, number>> = { x64: 9, arm64: 
 // the generic Linux ABI arm64 uses alike).
 const SCRIPT = String.raw`
 use strict; use warnings; use POSIX (); use Time::HiRes qw(time sleep);
-my ($cg, $cap, $thr, $rate, $margin, $linger, $out, $mmap) = @ARGV;
+my ($cg, $cap, $thr, $rate, $margin, $linger, $out, $mmap, $usagefile, $inactivekey) = @ARGV;
 open(my $fh, '>>', $out) or die "open $out: $!";
 $fh->autoflush(1);
 print $fh "start ", sprintf("%.6f", time()), " ", POSIX::getpid(), "\n";
 sub usage {
-  open(my $u, '<', "$cg/memory.usage_in_bytes") or return 0; my $v = <$u>; close $u; return $v + 0;
+  open(my $u, '<', "$cg/$usagefile") or return 0; my $v = <$u>; close $u; return $v + 0;
 }
 sub ws_from {
   my ($usage) = @_;
   open(my $s, '<', "$cg/memory.stat") or return $usage; my $inactive = 0;
-  while (my $l = <$s>) { if ($l =~ /^total_inactive_file (\d+)/) { $inactive = $1; last; } }
+  while (my $l = <$s>) { if ($l =~ /^$inactivekey (\d+)/) { $inactive = $1; last; } }
   close $s; my $w = $usage - $inactive; return $w < 0 ? 0 : $w;
 }
 sub ws { return ws_from(usage()); }
@@ -121,6 +123,8 @@ export function rampPodCommand(o: RampPodOptions): string[] {
     String(o.lingerSeconds),
     o.outFile,
     String(mmap),
+    o.api === "v2" ? "memory.current" : "memory.usage_in_bytes",
+    o.api === "v2" ? "inactive_file" : "total_inactive_file",
   ];
 }
 

@@ -28,6 +28,7 @@
  *   node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
  *                                     [--modes notify,poll] [--touch populate|write]
  *                                     [--http-clients N]
+ *   node dist/bench/reaction-bench.js --mode cluster [...]   `evictd watch` instead: cluster-reaction-bench.ts
  *
  * `--http-clients N` runs the trials under HTTP load: N keep-alive clients on loopback asking for
  * /status and /metrics as fast as they are answered (http-load.ts, a process of its own), started
@@ -570,7 +571,24 @@ async function startHttpLoad(
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const modeAt = argv.indexOf("--mode");
+  if (modeAt !== -1) {
+    const mode = argv[modeAt + 1];
+    if (mode !== "cluster")
+      throw new Error(`--mode: only "cluster" (evictd watch on a kubelet's node), got ${mode ?? ""}`);
+    const rest = [...argv.slice(0, modeAt), ...argv.slice(modeAt + 2)];
+    const summaryAt = rest.indexOf("--summary-trials");
+    const summaryTrials = summaryAt === -1 ? 5 : Number(rest[summaryAt + 1]);
+    if (summaryAt !== -1) rest.splice(summaryAt, 2);
+    const a = parseArgs(rest);
+    if (!Number.isInteger(summaryTrials) || summaryTrials < 1)
+      throw new Error(`--summary-trials: a positive integer expected, got ${summaryTrials}`);
+    const { runClusterReaction } = await import("./cluster-reaction-bench.js");
+    await runClusterReaction({ pods: a.pods, rates: a.rates, trials: a.trials, summaryTrials });
+    return;
+  }
+  const args = parseArgs(argv);
   if (E2E_SKIP !== false) {
     console.error(`reaction benchmark cannot run here: ${E2E_SKIP}`);
     process.exitCode = 1;

@@ -82,8 +82,17 @@ export interface GcReport {
 export interface PodsPort {
   /** Admitted pods that are not terminated and not being evicted, in a stable order. */
   activePods(): readonly Pod[];
-  /** SIGTERM now, SIGKILL after the grace period; the status is written and the pod never restarted. */
-  kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult>;
+  /**
+   * SIGTERM now, SIGKILL after the grace period; the status is written and the pod never restarted.
+   * `annotations` are the engine's facts about the eviction (offending containers, their usage, the
+   * starved resource) that the kubelet attaches to its Evicted event; ports without events ignore them.
+   */
+  kill(
+    pod: Pod,
+    gracePeriodSeconds: number,
+    status: FailedPodStatus,
+    annotations?: Readonly<Record<string, string>>,
+  ): Promise<KillResult>;
   /**
    * Replaces the status a pod being killed will be left with (its eviction message written again
    * from fresher figures); does nothing for a pod not being killed. Absent: statuses are final.

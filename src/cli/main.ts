@@ -8,6 +8,7 @@ import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
 import type { WatchCliOptions } from "./commands/watch.js";
+import { withNodeLocalOptions, type NodeLocalCliOptions } from "./commands/node-local-options.js";
 import { packageVersion } from "./package-version.js";
 
 /** `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo). */
@@ -74,15 +75,17 @@ function program(): Command {
       process.exitCode = await checkConfigCommand(file, all, opts);
     });
 
-  withClusterOptions(
-    cmd
-      .command("explain")
-      .description(
-        "A cluster node now: signals against its kubelet's thresholds, conditions, and who would be evicted next and why",
-      ),
+  withNodeLocalOptions(
+    withClusterOptions(
+      cmd
+        .command("explain")
+        .description(
+          "A cluster node now: signals against its kubelet's thresholds, conditions, and who would be evicted next and why",
+        ),
+    ),
   )
     .option("-o, --output <format>", "table | json", "table")
-    .action(async (opts: ClusterCliOptions & { output: string }) => {
+    .action(async (opts: ClusterCliOptions & NodeLocalCliOptions & { output: string }) => {
       const { explainCommand } = await import("./commands/explain.js");
       process.exitCode = await explainCommand(opts);
     });
@@ -102,16 +105,18 @@ function program(): Command {
       process.exitCode = await recordCommand(opts);
     });
 
-  withClusterOptions(
-    cmd
-      .command("watch")
-      .description(
-        "Run the eviction loop against a cluster node: shadow mode by default, --enforce to evict",
-      ),
+  withNodeLocalOptions(
+    withClusterOptions(
+      cmd
+        .command("watch")
+        .description(
+          "Run the eviction loop against a cluster node: shadow mode by default, --enforce to evict",
+        ),
+    ),
   )
     .option(
       "--enforce",
-      "evict as the kubelet does: Failed/Evicted status, event, then delete with the grace period",
+      "evict as the kubelet does: DisruptionTarget condition, Evicted event, then delete with the grace period",
       false,
     )
     .option(

@@ -6,8 +6,13 @@
 import { isRawObject } from "../core/raw/raw-object.js";
 import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
-import type { ClusterNodePort, PodEvent, PodRef, WriteOutcome } from "../app/cluster/cluster-node-port.js";
-import type { FailedPodStatus } from "../app/ports.js";
+import type {
+  ClusterNodePort,
+  PodEvent,
+  PodRef,
+  PodStatusPatch,
+  WriteOutcome,
+} from "../app/cluster/cluster-node-port.js";
 import { AdapterError } from "../errors.js";
 import { parseJsonExact } from "../formats/json/parse-json-exact.js";
 import type { ApiOperation } from "./api-operation.js";
@@ -182,7 +187,7 @@ class ClusterNode implements ClusterNodePort {
     });
   }
 
-  patchPodStatus(pod: PodRef, status: FailedPodStatus): Promise<WriteOutcome> {
+  patchPodStatus(pod: PodRef, status: PodStatusPatch): Promise<WriteOutcome> {
     return this.#client.write(
       this.#api,
       { verb: "patch", resource: "pods", subresource: "status", namespace: pod.namespace },

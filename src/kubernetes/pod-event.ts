@@ -3,15 +3,10 @@
  * named `<pod>.<unix nanoseconds in hex>`, first and last timestamp now, count 1, source and
  * reporting component `kubelet` on the node.
  */
-import type { PodRef } from "../app/cluster/cluster-node-port.js";
+import type { PodEventContent, PodRef } from "../app/cluster/cluster-node-port.js";
 import { apiTime } from "./pod-requests.js";
 
-/** What to say about the pod. */
-export interface PodEventContent {
-  readonly type: "Normal" | "Warning";
-  readonly reason: string;
-  readonly message: string;
-}
+export type { PodEventContent };
 
 /**
  * Event names from the clock, strictly increasing per instance: the clock here has millisecond
@@ -42,7 +37,14 @@ export function podEventBody(
   return {
     apiVersion: "v1",
     kind: "Event",
-    metadata: { name, namespace: pod.namespace },
+    // AnnotatedEventf: the annotations go on the Event object itself.
+    metadata: {
+      name,
+      namespace: pod.namespace,
+      ...(content.annotations !== undefined && Object.keys(content.annotations).length > 0
+        ? { annotations: { ...content.annotations } }
+        : {}),
+    },
     involvedObject: { kind: "Pod", namespace: pod.namespace, name: pod.name, uid: pod.uid, apiVersion: "v1" },
     reason: content.reason,
     message: content.message,

@@ -2,8 +2,7 @@
  * Paths and JSON bodies of the pod writes, shaped as the kubelet and kubectl send them: the status
  * patch, DeleteOptions with a uid precondition, and the policy/v1 Eviction.
  */
-import type { PodRef } from "../app/cluster/cluster-node-port.js";
-import type { FailedPodStatus } from "../app/ports.js";
+import type { PodRef, PodStatusPatch } from "../app/cluster/cluster-node-port.js";
 
 /** `/api/v1/namespaces/NS/pods/NAME`, segments escaped. */
 export function podPath(pod: Pick<PodRef, "namespace" | "name">): string {
@@ -32,14 +31,14 @@ export function nodePodsPath(
  * (`statusutil.PatchPodStatus`), the pod's uid goes into `metadata` so the patch cannot land on a
  * re-created pod of the same name; conditions merge by `type` and get their transition time.
  */
-export function statusPatchBody(pod: PodRef, status: FailedPodStatus, nowMs: number): unknown {
+export function statusPatchBody(pod: PodRef, status: PodStatusPatch, nowMs: number): unknown {
   const time = apiTime(nowMs);
   return {
     metadata: { uid: pod.uid },
     status: {
-      phase: status.phase,
-      reason: status.reason,
-      message: status.message,
+      ...(status.phase !== undefined ? { phase: status.phase } : {}),
+      ...(status.reason !== undefined ? { reason: status.reason } : {}),
+      ...(status.message !== undefined ? { message: status.message } : {}),
       conditions: status.conditions.map((c) => ({ ...c, lastTransitionTime: time })),
     },
   };

@@ -1,7 +1,8 @@
 /**
- * Reading a pod watch: one JSON event per line (`{"type": ..., "object": ...}`). ADDED, MODIFIED
- * and DELETED go to the caller; BOOKMARK only proves the stream is alive; an ERROR event with code
- * 410 means the resourceVersion is too old (the caller lists again), other ERRORs end the watch.
+ * Reading a pod watch: one JSON event per line (`{"type": ..., "object": ...}`). ADDED, MODIFIED,
+ * DELETED and BOOKMARK (the resourceVersion reached, to resume from) go to the caller; an ERROR
+ * event with code 410 means the resourceVersion is too old (the caller lists again), other ERRORs
+ * end the watch.
  */
 import type { PodEvent } from "../app/cluster/cluster-node-port.js";
 import { WatchExpiredError } from "../app/cluster/cluster-node-port.js";
@@ -95,7 +96,7 @@ export function consumePodWatch(
   });
 }
 
-/** The event to deliver, undefined for a bookmark; throws for ERROR events and garbage. */
+/** The event to deliver (undefined for a bookmark without a version); throws for ERROR events and garbage. */
 function interpretLine(line: string, context: WatchContext): PodEvent | undefined {
   let value: unknown;
   try {
@@ -111,8 +112,11 @@ function interpretLine(line: string, context: WatchContext): PodEvent | undefine
     case "MODIFIED":
     case "DELETED":
       return { type, pod: object };
-    case "BOOKMARK":
-      return undefined;
+    case "BOOKMARK": {
+      const version = (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
+        ?.resourceVersion;
+      return typeof version === "string" && version !== "" ? { type, pod: object } : undefined;
+    }
     case "ERROR": {
       const status = parseApiStatus(JSON.stringify(object ?? null));
       const message = status?.message ?? "";

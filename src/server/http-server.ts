@@ -26,6 +26,8 @@ export interface HttpServerOptions {
    * 30 s to start. The state behind it changes at the loop's pace (a step per second or ten).
    */
   readonly cacheMs?: number;
+  /** What to tell the operator when the port is taken (each verb names its own way to change it). */
+  readonly busyPortHint?: string;
 }
 
 /** Answers rendered for the last {@link HttpServerOptions.cacheMs}, by method and URL. */
@@ -98,7 +100,10 @@ export function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpS
         new AdapterError("http-listen", `cannot listen on ${host}:${port}: ${e.message}`, {
           cause: e,
           ...(code === "EADDRINUSE"
-            ? { hint: "another process holds the port: change `listen` in the node file" }
+            ? {
+                hint:
+                  options.busyPortHint ?? "another process holds the port: change `listen` in the node file",
+              }
             : {}),
           ...(code === "EACCES" ? { hint: "ports below 1024 need root or CAP_NET_BIND_SERVICE" } : {}),
         }),

@@ -176,6 +176,13 @@ const WATCH_FLAGS: ReadonlyMap<string, boolean> = new Map([
   ["--kubelet-insecure-tls", false],
   ["--kubelet-ca", true],
   ["--config", true],
+  ["--decision-log", true],
+  ["--record", true],
+  ["--stats", true],
+  ["--cgroupfs", true],
+  ["--cgroup-driver", true],
+  ["--cgroup-root", true],
+  ["--node-cgroup", true],
 ]);
 
 /** Parses `watch FLAGS...`; every flag known, values present, none repeated. Value flags map to their value, switches to "". */
@@ -386,6 +393,20 @@ describe("deploy/daemonset.yaml", () => {
     assert.match(text, /^\s*# - --enforce$/m);
   });
 
+  test("reads the kubelet's cgroups from the host's cgroup filesystem, mounted read-only, without host PID or network", () => {
+    const flags = parseWatchArgs(args);
+    assert.equal(flags.get("--stats"), "cgroups");
+    const mountPath = flags.get("--cgroupfs");
+    const mounts = arr(container["volumeMounts"], "volumeMounts").map((m) => obj(m, "volumeMount"));
+    const mount = mounts.find((m) => m["mountPath"] === mountPath);
+    assert.ok(mount !== undefined, `a volume mounted at ${String(mountPath)}`);
+    assert.equal(mount["readOnly"], true);
+    const volumes = arr(pod["volumes"], "volumes").map((v) => obj(v, "volume"));
+    const volume = volumes.find((v) => v["name"] === mount["name"]);
+    assert.equal(at(volume, "hostPath.path"), "/sys/fs/cgroup");
+    assert.notEqual(pod["hostPID"], true);
+  });
+
   test("NODE_NAME comes from the downward API", () => {
     const env = arr(container["env"], "env").map((e) => obj(e, "env var"));
     const nodeName = env.find((e) => e["name"] === "NODE_NAME");
@@ -579,6 +600,7 @@ describe("deploy/helm/evictd", () => {
     assert.equal(values["useEvictionApi"], false);
     assert.equal(values["source"], plainFlags.get("--source"));
     assert.equal(values["interval"], plainFlags.get("--interval"));
+    assert.equal(values["stats"], plainFlags.get("--stats"));
     assert.equal(`0.0.0.0:${String(values["port"])}`, plainFlags.get("--listen"));
     assert.equal(at(values, "kubelet.caFile"), plainFlags.get("--kubelet-ca"));
     assert.equal(at(values, "kubelet.insecureSkipTLSVerify"), false);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -25,11 +26,13 @@ interface Run {
 }
 
 /** The CLI as a child process, asynchronously (the fake server lives in this process). */
-async function evictd(args: readonly string[]): Promise<Run> {
+async function evictd(args: readonly string[], timeoutMs = 0): Promise<Run> {
   try {
     const r = await promisify(execFile)(process.execPath, [EVICTD_BIN, ...args], {
       cwd: REPO_ROOT,
       maxBuffer: 64 * 1024 * 1024,
+      // A command that hangs is killed (SIGTERM) and reads as code -1.
+      timeout: timeoutMs,
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
@@ -249,6 +252,27 @@ describe("cluster commands", () => {
         .map((l) => JSON.parse(l) as { type: string });
       assert.equal(records.filter((r) => r.type === "step").length, steps.length);
     } finally {
+      await server.close();
+    }
+  });
+
+  test("watch: a listen port already taken ends the command with exit 3 and a hint naming --listen, instead of hanging", async () => {
+    const { server, node } = await fixture();
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const started = Date.now();
+      const run = await evictd(["watch", ...node, "--listen", `127.0.0.1:${port}`], 20_000);
+      assert.equal(run.code, 3, `exit ${run.code} after ${Date.now() - started} ms\n${run.stderr}`);
+      assert.match(
+        run.stderr,
+        new RegExp(`^evictd: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, "m"),
+      );
+      assert.match(run.stderr, /hint: .*--listen/);
+      assert.doesNotMatch(run.stderr, /node file/);
+    } finally {
+      holder.close();
       await server.close();
     }
   });

@@ -1,4 +1,4 @@
-// The pod watch against the fake API server: the request, event delivery (bookmarks swallowed,
+// The pod watch against the fake API server: the request, event delivery (bookmarks included,
 // other nodes' pods filtered by the server), the end of a watch, 410 in both forms, abort, a broken
 // stream and retries of the connect.
 import { after, before, beforeEach, describe, test } from "node:test";
@@ -69,7 +69,7 @@ describe("watchPods", () => {
     assert.deepEqual(w.events, []);
   });
 
-  test("delivers ADDED, MODIFIED, DELETED in order, skips bookmarks, and resolves when the server ends the watch", async () => {
+  test("delivers ADDED, MODIFIED, DELETED and BOOKMARK in order, and resolves when the server ends the watch", async () => {
     const { resourceVersion } = await h.node.listPods();
     const w = watch(h, resourceVersion);
     await h.server.waitForWatchers(1);
@@ -88,16 +88,20 @@ describe("watchPods", () => {
       w.events.map((e) => [e.type, meta(e).name]),
       [
         ["ADDED", "arrives"],
+        ["BOOKMARK", undefined],
         ["MODIFIED", "arrives"],
+        ["BOOKMARK", undefined],
         ["DELETED", "arrives"],
       ],
     );
     const rvs = w.events.map((e) => Number(meta(e).rv));
     assert.ok(
-      rvs.every((rv, i) => i === 0 || rv > (rvs[i - 1] ?? 0)),
-      `resourceVersions increase: ${rvs.join(",")}`,
+      rvs.every((rv, i) => i === 0 || rv >= (rvs[i - 1] ?? 0)),
+      `resourceVersions never go back: ${rvs.join(",")}`,
     );
-    const modified = w.events[1]?.pod as { metadata: { labels: unknown } };
+    // The second bookmark carries the version the other node's pod moved the server to.
+    assert.ok((rvs[3] ?? 0) > (rvs[1] ?? 0), `bookmarks follow the server's version: ${rvs.join(",")}`);
+    const modified = w.events[2]?.pod as { metadata: { labels: unknown } };
     assert.deepEqual(modified.metadata.labels, { changed: "yes" });
   });
 

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -91,7 +91,11 @@ interface Running {
   stop(): Promise<void>;
 }
 
-async function startWatch(mode: WatchOptions["mode"], server?: FakeApiServer): Promise<Running> {
+async function startWatch(
+  mode: WatchOptions["mode"],
+  server?: FakeApiServer,
+  extra: { readonly configFile?: string } = {},
+): Promise<Running> {
   const s = server ?? (await startFakeApiServer());
   const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-"));
   temps.push(dir);
@@ -116,6 +120,7 @@ async function startWatch(mode: WatchOptions["mode"], server?: FakeApiServer): P
     listen: { host: "127.0.0.1", port: 0 },
     decisionLog,
     recordTo: trace,
+    ...extra,
     logger: memoryLogger(lines),
     signal: controller.signal,
     onReady: (i) => ready(i.url),
@@ -174,7 +179,7 @@ describe("evictd watch against a fake API server", () => {
     }
   });
 
-  test("enforce mode: status, event, then delete with the uid precondition; one pod per round, no critical pod, none twice; the recorded trace replays to the same decisions", async () => {
+  test("enforce mode: condition, event, then delete with the uid precondition; one pod per round, no critical pod, none twice; the recorded trace replays to the same decisions", async () => {
     const w = await startWatch("delete");
     try {
       await until("a first synchronize", async () =>
@@ -186,29 +191,27 @@ describe("evictd watch against a fake API server", () => {
       );
       const victim = w.server.state.pods().length; // pods left after the delete
       assert.ok(victim > 0);
-      // The kubelet's eviction: status, event, then the deletion, in that order, for one pod.
+      // The kubelet's eviction: condition, event, then the deletion, in that order, for one pod.
       const [patch, event, del] = writes(w.server);
       assert.equal(patch?.method, "PATCH");
       assert.equal(patch.path, "/api/v1/namespaces/scraper/pods/e2e-container-creating/status");
       assert.equal(patch.contentType, "application/strategic-merge-patch+json");
       const status = (
         patch.json as {
-          status: {
-            phase: string;
-            reason: string;
-            message: string;
-            conditions: { type: string; reason: string }[];
+          status: Record<string, unknown> & {
+            conditions: { type: string; reason: string; message: string }[];
           };
         }
       ).status;
-      assert.deepEqual([status.phase, status.reason], ["Failed", "Evicted"]);
-      assert.match(
-        status.message,
-        /^The node was low on resource: memory\. Threshold quantity: 250Mi, available: 100Mi\. /,
-      );
+      // No terminal phase: the API server would delete a Failed pod at once, ignoring the grace period.
+      assert.deepEqual(Object.keys(status), ["conditions"]);
       assert.deepEqual(
         status.conditions.map((c) => [c.type, c.reason]),
         [["DisruptionTarget", "TerminationByKubelet"]],
+      );
+      assert.match(
+        status.conditions[0]?.message ?? "",
+        /^The node was low on resource: memory\. Threshold quantity: 250Mi, available: 100Mi\. /,
       );
       assert.equal(event?.method, "POST");
       assert.equal(event.path, "/api/v1/namespaces/scraper/events");
@@ -241,6 +244,21 @@ describe("evictd watch against a fake API server", () => {
         () => w.server.requests.filter((r) => r.method === "DELETE")[1],
       );
       assert.equal(second.path, "/api/v1/namespaces/scraper/pods/e2e-kube-state-metrics-75b885dc9-97mtr");
+      // The kubelet's AnnotatedEventf: a pod with stats gets its offending containers and the
+      // starved resource on the Evicted event; one without stats (the first) gets none.
+      const events = w.server.requests.filter((r) => r.method === "POST" && r.path.endsWith("/events"));
+      const annotationsOf = (r: RecordedRequest | undefined): unknown =>
+        (r?.json as { metadata: { annotations?: unknown } } | undefined)?.metadata.annotations;
+      assert.equal(annotationsOf(events[0]), undefined);
+      const annotations = annotationsOf(events[1]) as Record<string, string>;
+      assert.deepEqual(Object.keys(annotations).sort(), [
+        "offending_containers",
+        "offending_containers_usage",
+        "starved_resource",
+      ]);
+      assert.equal(annotations["starved_resource"], "memory");
+      assert.equal(annotations["offending_containers"], "kube-state-metrics");
+      assert.match(annotations["offending_containers_usage"] ?? "", /^\d+Ki$/);
       // Pressure relieved: nobody else goes.
       refresh(w.server, NORMAL);
       await sleep(600);
@@ -286,6 +304,66 @@ describe("evictd watch against a fake API server", () => {
     };
     assert.deepEqual(replayed.map(strip), live.map(strip));
     assert.equal(live.flatMap((r) => (r["evictions"] as unknown[] | undefined) ?? []).length, 2);
+  });
+
+  test("delete mode keeps the grace period: the evicted pod terminates for as long as its containers take to stop, and no second pod is evicted meanwhile", async () => {
+    // A soft threshold (pods get evictionMaxPodGracePeriod) and a kubelet whose containers take
+    // 2.5 s to stop, then report Failed, then remove the pod: the kubelet's own sequence.
+    const server = await startFakeApiServer({ deletion: { containersStopInMs: 2500 } });
+    const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-soft-"));
+    temps.push(dir);
+    const configFile = path.join(dir, "kubelet.yaml");
+    await writeFile(
+      configFile,
+      [
+        "apiVersion: kubelet.config.k8s.io/v1beta1",
+        "kind: KubeletConfiguration",
+        "evictionHard:",
+        '  memory.available: "100Mi"',
+        "evictionSoft:",
+        '  memory.available: "500Mi"',
+        "evictionSoftGracePeriod:",
+        '  memory.available: "300ms"',
+        "evictionMaxPodGracePeriod: 20",
+        "",
+      ].join("\n"),
+    );
+    const w = await startWatch("delete", server, { configFile });
+    // The kubelet's Summary keeps saying 300Mi available: pressure persists throughout.
+    const pressure = setInterval(() => refresh(w.server, 300 * MiB), 100);
+    try {
+      await until("a first synchronize", async () =>
+        (await decisions(w.decisionLog).catch(() => [])).length > 0 ? true : undefined,
+      );
+      const deletes = (): RecordedRequest[] => w.server.requests.filter((r) => r.method === "DELETE");
+      const first = await until("the first DELETE", () => deletes()[0]);
+      const deletedAt = Date.now();
+      const asked = (first.json as { gracePeriodSeconds: number }).gracePeriodSeconds;
+      assert.equal(asked, 20, "soft threshold: min(evictionMaxPodGracePeriod, the pod's 30 s)");
+      const [, namespace = "", name = ""] =
+        /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(first.path) ?? [];
+      // Terminating, not gone: the grace period was accepted, not cut to 0 by a terminal phase.
+      await sleep(300);
+      const terminating = w.server.pod(namespace, name);
+      assert.ok(terminating !== undefined, "the pod must still exist while its containers stop");
+      assert.equal(terminating.metadata.deletionGracePeriodSeconds, 20);
+      assert.notEqual(terminating.status?.phase, "Failed");
+      // While it exists, nobody else is evicted.
+      while (w.server.pod(namespace, name) !== undefined) {
+        assert.equal(deletes().length, 1, "a second pod was evicted while the first was still terminating");
+        await sleep(10);
+      }
+      const goneAfterMs = Date.now() - deletedAt;
+      assert.ok(goneAfterMs >= 2000, `the pod was removed ${goneAfterMs} ms after its DELETE`);
+      // Still under pressure once it is gone: the next pod goes, once.
+      const second = await until("the second DELETE", () => deletes()[1]);
+      assert.notEqual(second.path, first.path);
+      await sleep(300);
+      assert.equal(deletes().length, 2);
+    } finally {
+      clearInterval(pressure);
+      await w.stop();
+    }
   });
 
   test("Eviction API: a PodDisruptionBudget that blocks is a failed kill (retried, reported, no crash); once it allows, the pod is evicted once", async () => {

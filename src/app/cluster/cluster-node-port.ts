@@ -17,11 +17,36 @@ export interface PodRef {
   readonly uid: string;
 }
 
-/** One change to the node's pods, as a watch reports it. */
+/**
+ * One change to the node's pods, as a watch reports it; or a BOOKMARK, whose `pod` holds only
+ * `metadata.resourceVersion`: the version the watch has reached although nothing on this node
+ * changed (pods elsewhere did). Resuming from it, as client-go's reflector does, keeps a quiet
+ * node's watch from falling behind the server's compacted history (410 and a full relist).
+ */
 export interface PodEvent {
-  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+  readonly type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
   /** The v1 Pod object as the API sent it. */
   readonly pod: unknown;
+}
+
+/**
+ * What evictd writes into a pod's status. Conditions merge by type; phase, reason and message
+ * are set only by a writer that ends the pod itself (a terminal phase makes the API server delete
+ * the pod at once, without its grace period, so a writer that wants the grace honoured leaves them out).
+ */
+export interface PodStatusPatch {
+  readonly phase?: "Failed";
+  readonly reason?: string;
+  readonly message?: string;
+  readonly conditions: FailedPodStatus["conditions"];
+}
+
+/** An event about a pod, with the annotations the kubelet's AnnotatedEventf attaches. */
+export interface PodEventContent {
+  readonly type: "Normal" | "Warning";
+  readonly reason: string;
+  readonly message: string;
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -59,13 +84,10 @@ export interface ClusterNodePort {
    */
   watchPods(resourceVersion: string, onEvent: (event: PodEvent) => void, signal: AbortSignal): Promise<void>;
 
-  /** PATCH pods/NAME/status (strategic merge): phase, reason, message, conditions. */
-  patchPodStatus(pod: PodRef, status: FailedPodStatus): Promise<WriteOutcome>;
+  /** PATCH pods/NAME/status (strategic merge): conditions, and phase, reason, message when given. */
+  patchPodStatus(pod: PodRef, status: PodStatusPatch): Promise<WriteOutcome>;
   /** POST an event about the pod (involvedObject = the pod, source component "kubelet" host NODE). */
-  createPodEvent(
-    pod: PodRef,
-    event: { readonly type: "Normal" | "Warning"; readonly reason: string; readonly message: string },
-  ): Promise<WriteOutcome>;
+  createPodEvent(pod: PodRef, event: PodEventContent): Promise<WriteOutcome>;
   /** DELETE the pod with a grace period and a uid precondition (never the wrong incarnation). */
   deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
   /** POST pods/NAME/eviction (policy/v1 Eviction): honours PodDisruptionBudgets; 429 = blocked by a PDB. */

@@ -1,17 +1,21 @@
 /**
  * The eviction loop's pods on a Kubernetes node: the node's pods from the API (list + watch), and
- * what "kill" means there. Shadow mode only reports. Enforce mode does what the kubelet does when
- * it evicts (status Failed/Evicted with its message and DisruptionTarget condition, a Warning
- * event) and then deletes the pod with the grace period, so the kubelet stops its containers; or,
- * with the Eviction API, asks the API server to evict it, which honours PodDisruptionBudgets.
+ * what "kill" means there. Shadow mode only reports. Enforce mode marks the pod as the kubelet does
+ * (the DisruptionTarget condition with the eviction message, a Warning event with the kubelet's
+ * annotations) and deletes it with the grace period, so the kubelet stops its containers within it;
+ * or, with the Eviction API, asks the API server to evict it, which honours PodDisruptionBudgets
+ * and sets the condition itself. Unlike the kubelet, evictd does not write the terminal phase
+ * first: the API server deletes a Failed pod at once, ignoring the grace period
+ * (CheckGracefulDelete), and the kubelet then tears it down without one. The kubelet writes
+ * Failed itself once the containers have stopped.
  * A pod is evicted once: while its eviction is in flight it is not active, and it is "cleaned up"
- * when it is gone from the API.
+ * when its object is removed from the API, which happens only after its containers stopped.
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
 import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, GcReport } from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
-import type { ClusterNodePort, PodRef, WriteOutcome } from "./cluster-node-port.js";
+import type { ClusterNodePort, PodEventContent, PodRef, WriteOutcome } from "./cluster-node-port.js";
 
 export type EnforceMode = "shadow" | "delete" | "eviction-api";
 
@@ -92,9 +96,20 @@ export class ClusterPods implements PodsPort {
     return pod;
   }
 
-  async kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult> {
+  async kill(
+    pod: Pod,
+    gracePeriodSeconds: number,
+    status: FailedPodStatus,
+    annotations: Readonly<Record<string, string>> = {},
+  ): Promise<KillResult> {
     const { api, log, clock, mode } = this.o;
     const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
+    const event: PodEventContent = {
+      type: "Warning",
+      reason: "Evicted",
+      message: status.message,
+      annotations,
+    };
     if (mode === "shadow") {
       log.info(
         { pod: pod.key, grace: gracePeriodSeconds, message: status.message },
@@ -107,21 +122,15 @@ export class ClusterPods implements PodsPort {
       if (mode === "eviction-api") {
         const evicted = await api.evictPod(ref, gracePeriodSeconds);
         this.check(evicted, pod, "POST pods/eviction");
-        await this.note(
-          api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }),
-          pod,
-          "event",
-        );
+        await this.note(api.createPodEvent(ref, event), pod, "event");
       } else {
-        // The kubelet's order: the status says why, the event tells the user, deletion stops it.
-        const patched = await api.patchPodStatus(ref, status);
-        if (patched.kind === "gone") return this.gone(pod);
-        this.check(patched, pod, "PATCH pods/status");
-        await this.note(
-          api.createPodEvent(ref, { type: "Warning", reason: "Evicted", message: status.message }),
-          pod,
-          "event",
-        );
+        // The kubelet's order: the condition says why, the event tells the user, deletion stops it.
+        if (status.conditions.length > 0) {
+          const patched = await api.patchPodStatus(ref, { conditions: status.conditions });
+          if (patched.kind === "gone") return this.gone(pod);
+          this.check(patched, pod, "PATCH pods/status");
+        }
+        await this.note(api.createPodEvent(ref, event), pod, "event");
         const deleted = await api.deletePod(ref, gracePeriodSeconds);
         this.check(deleted, pod, "DELETE pod");
       }
@@ -158,8 +167,8 @@ export class ClusterPods implements PodsPort {
 
   isCleanedUp(pod: Pod): Promise<boolean> {
     if (this.o.mode === "shadow") return Promise.resolve(true);
-    // Gone from the API: the kubelet has stopped its containers (a Failed phase alone, which the
-    // status patch itself sets, says nothing about the memory they still hold).
+    // Removed from the API: the kubelet has stopped its containers and reported it (a
+    // deletionTimestamp says only that they were asked to stop).
     const done = this.o.pods.get(pod.uid) === undefined;
     if (done) this.inFlight.delete(pod.uid);
     return Promise.resolve(done);

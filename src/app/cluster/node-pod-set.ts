@@ -1,7 +1,8 @@
 /**
  * The pods bound to one node, kept current the way an informer keeps them: list, then watch from
- * the list's resourceVersion; a watch that ends is resumed from the last version seen, one whose
- * version expired (410) is replaced by a fresh list, and failures back off and list again. The
+ * the list's resourceVersion; a watch that ends is resumed from the last version seen (an event's
+ * or a bookmark's, whichever came last, as client-go's reflector does), one whose version expired
+ * (410) is replaced by a fresh list, and failures back off and list again. The
  * raw v1 Pod objects are kept as the API sent them (recorded traces hold exactly those).
  */
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
@@ -69,6 +70,11 @@ export class NodePodSet {
     return this.all().filter((p) => !isTerminalPhase(podIdentity(p)?.phase));
   }
 
+  /** The version a resumed watch starts from. */
+  get version(): string {
+    return this.resourceVersion;
+  }
+
   /** How many pods the node has (terminal ones included). */
   get size(): number {
     return this.pods.size;
@@ -99,6 +105,12 @@ export class NodePodSet {
 
   /** Applies one watch event. */
   apply(event: PodEvent): void {
+    if (event.type === "BOOKMARK") {
+      const version = (event.pod as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
+        ?.resourceVersion;
+      if (typeof version === "string" && version !== "") this.resourceVersion = version;
+      return;
+    }
     const id = podIdentity(event.pod);
     if (id === undefined) return;
     if (id.resourceVersion !== undefined) this.resourceVersion = id.resourceVersion;

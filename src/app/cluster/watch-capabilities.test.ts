@@ -20,5 +20,14 @@ test("names the source, the thresholds' origin, the layout and the interval", ()
 test("one sentence per mode", () => {
   assert.match(watchCapabilities({ ...base, mode: "shadow" })[2] ?? "", /^shadow mode: .*no pod is touched/);
   assert.match(watchCapabilities({ ...base, mode: "eviction-api" })[2] ?? "", /Eviction API/);
-  assert.match(watchCapabilities({ ...base, mode: "delete" })[2] ?? "", /deleted with the grace period/);
+  assert.match(
+    watchCapabilities({ ...base, mode: "delete" })[2] ?? "",
+    /DisruptionTarget condition .* deleted with their grace period/,
+  );
+});
+
+test("--stats cgroups: the node-local lines replace the 'no kernel notifications' one", () => {
+  const c = watchCapabilities({ ...base, mode: "shadow", nodeLocal: ["kernel notifications on X"] });
+  assert.equal(c[3], "kernel notifications on X");
+  assert.ok(!c.some((l) => l.startsWith("no kernel notifications")));
 });

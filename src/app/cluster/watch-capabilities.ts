@@ -14,6 +14,8 @@ export interface WatchCapabilitiesInput {
   readonly layout: FilesystemLayout;
   readonly mode: EnforceMode;
   readonly intervalMs: number;
+  /** `--stats cgroups`: what the node-local memory source and its kernel notifications are. */
+  readonly nodeLocal?: readonly string[];
 }
 
 /** One sentence per capability or limit, for /status and the log. */
@@ -25,8 +27,10 @@ export function watchCapabilities(o: WatchCapabilitiesInput): string[] {
       ? "shadow mode: decisions are logged and exported, no pod is touched"
       : o.mode === "eviction-api"
         ? "enforce mode through the Eviction API (PodDisruptionBudgets are honoured)"
-        : "enforce mode: evicted pods get the kubelet's Failed/Evicted status and event, then are deleted with the grace period",
-    `no kernel notifications from outside the node: the loop runs every ${o.intervalMs / 1000}s`,
+        : "enforce mode: evicted pods get the kubelet's DisruptionTarget condition and Evicted event, then are deleted with their grace period",
+    ...(o.nodeLocal ?? [
+      `no kernel notifications from outside the node: the loop runs every ${o.intervalMs / 1000}s`,
+    ]),
     "node-level reclaim (container and image garbage collection) is left to the kubelet",
   ];
 }

@@ -296,7 +296,12 @@ export class EvictionLoop {
   private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {
     const effective = effectiveGracePeriod(eviction.gracePeriodSeconds, eviction.pod);
     try {
-      const kill = await this.o.pods.kill(eviction.pod, effective, evictedStatus(eviction));
+      const kill = await this.o.pods.kill(
+        eviction.pod,
+        effective,
+        evictedStatus(eviction),
+        eviction.annotations,
+      );
       return {
         eviction,
         effectiveGracePeriodSeconds: effective,

@@ -23,6 +23,8 @@ import type { ClusterEvictionSettings } from "../cluster/eviction-settings.js";
 import { summaryStatsPort } from "../loop/summary-stats-port.js";
 import type { ClockPort, StatsSample } from "../ports.js";
 import { podStatusView } from "./pod-status-view.js";
+import { apiPodInfo, withNodeLocalMemory } from "../cluster/node-local-summary.js";
+import type { NodeMemoryPort } from "../cluster/node-memory-port.js";
 
 export interface ExplainInput {
   readonly nodeName: string;
@@ -161,6 +163,11 @@ export interface ExplainClusterNodeOptions {
   readonly settings: ClusterEvictionSettings;
   readonly clock: Pick<ClockPort, "now">;
   readonly signal?: AbortSignal;
+  /**
+   * `--stats cgroups`: memory read from the kubelet's own cgroups on this node, fresher than the
+   * Summary's (the rest of the Summary stays the kubelet's). The explanation's source says which.
+   */
+  readonly memory?: NodeMemoryPort;
 }
 
 /**
@@ -168,16 +175,40 @@ export interface ExplainClusterNodeOptions {
  * does not decode rejects with an `AdapterError` (see {@link summaryStatsPort}), as a refused read does.
  */
 export async function explainClusterNode(o: ExplainClusterNodeOptions): Promise<NodeExplanation> {
-  const { api, settings } = o;
-  const stats = summaryStatsPort({ read: () => api.summary(o.signal), source: api.describe, clock: o.clock });
-  const [sample, node, pods] = await Promise.all([
-    stats.collect(),
+  const { api, settings, memory } = o;
+  const [summary, node, pods] = await Promise.all([
+    api.summary(o.signal),
     api.node(o.signal),
     api.listPods(o.signal),
   ]);
+  const infos = pods.items.flatMap((p) => {
+    const info = apiPodInfo(p);
+    return info === undefined ? [] : [info];
+  });
+  const stats = summaryStatsPort({
+    read: () =>
+      Promise.resolve(
+        memory === undefined
+          ? summary
+          : withNodeLocalMemory(
+              summary,
+              memory.read(
+                "all",
+                infos.map((i) => i.uid),
+              ),
+              infos,
+            ),
+      ),
+    source: api.describe,
+    clock: o.clock,
+  });
+  const sample = await stats.collect();
   return explainNode({
     nodeName: api.nodeName,
-    source: `${api.describe}; thresholds from ${settings.origin}`,
+    source:
+      memory === undefined
+        ? `${api.describe}; thresholds from ${settings.origin}`
+        : `memory from ${memory.describe}, read now; the rest from ${api.describe}; thresholds from ${settings.origin}`,
     now: o.clock.now(),
     config: settings.config,
     sample,

@@ -10,8 +10,11 @@ import { clusterEvictionSettings } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
 import { systemClock } from "../system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
+import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 
-export async function explainCommand(opts: ClusterCliOptions & { output: string }): Promise<number> {
+export async function explainCommand(
+  opts: ClusterCliOptions & NodeLocalCliOptions & { output: string },
+): Promise<number> {
   const issues: Issue[] = [];
   if (opts.output !== "table" && opts.output !== "json")
     issues.push({
@@ -21,11 +24,26 @@ export async function explainCommand(opts: ClusterCliOptions & { output: string 
       message: `expected table or json, got ${JSON.stringify(opts.output)}`,
     });
   const connect = connectOptions(opts, issues);
+  checkNodeLocalOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
   const api = await connectClusterNode(connect);
   const settings = await clusterEvictionSettings(api, opts.config);
   for (const w of settings.warnings) process.stderr.write(formatIssue(w) + "\n");
-  const view = await explainClusterNode({ api, settings, clock: systemClock });
+  const local =
+    opts.stats === "cgroups"
+      ? await (await import("./open-kubelet-cgroups.js")).openKubeletCgroups(api, opts)
+      : undefined;
+  let view;
+  try {
+    view = await explainClusterNode({
+      api,
+      settings,
+      clock: systemClock,
+      ...(local !== undefined ? { memory: local.memory } : {}),
+    });
+  } finally {
+    local?.memory.close();
+  }
   process.stdout.write(
     opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view),
   );

@@ -10,6 +10,9 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { pino } from "pino";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
+import { LatestSummary } from "../../app/cluster/latest-summary.js";
+import { apiPodInfo, withNodeLocalMemory, type ApiPodInfo } from "../../app/cluster/node-local-summary.js";
+import type { NodeMemoryPort } from "../../app/cluster/node-memory-port.js";
 import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { NodePodSet } from "../../app/cluster/node-pod-set.js";
 import { TraceRecorder, traceStepOf } from "../../app/cluster/trace-recorder.js";
@@ -18,13 +21,16 @@ import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { podStatusView } from "../../app/node-view/pod-status-view.js";
 import type { DaemonSnapshot, PodStatusView } from "../../app/node-view/snapshot.js";
-import type { ClockPort, LoggerPort } from "../../app/ports.js";
+import type { ClockPort, LoggerPort, WakePort } from "../../app/ports.js";
 import { IssueList, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { EXIT, InputError } from "../../errors.js";
+import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
+import { openKubeletCgroups } from "./open-kubelet-cgroups.js";
+import { planKubeletWakeSources } from "../../linux/kubelet-cgroups/kubelet-wake-sources.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { startHttpServer } from "../../server/http-server.js";
@@ -55,6 +61,18 @@ export interface WatchOptions {
   readonly signal: AbortSignal;
   readonly clock?: ClockPort;
   readonly onReady?: (info: { url: string }) => void;
+  /**
+   * `--stats cgroups`: memory read from the kubelet's own cgroups on this node at every wake, the
+   * kernel's notifications on them as wakes; disk, inode and PID figures still from the Summary API,
+   * every interval, in the background.
+   */
+  readonly nodeLocal?: {
+    readonly memory: NodeMemoryPort;
+    readonly wake: WakePort;
+    readonly capabilities: readonly string[];
+    /** Stops the wake sources and closes the files (the caller's, after runWatch). */
+    close(): Promise<void>;
+  };
 }
 
 const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> =>
@@ -66,140 +84,188 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   const settings = await clusterEvictionSettings(api, o.configFile);
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
 
-  const stats = summaryStatsPort({ read: () => api.summary(o.signal), source: api.describe, clock });
+  const podSet = new NodePodSet({ api, clock, log });
+  const local = o.nodeLocal;
+  const latest = new LatestSummary({
+    read: (signal) => api.summary(signal),
+    intervalMs: o.intervalMs,
+    clock,
+    log,
+  });
+  const podInfos = (): ApiPodInfo[] => {
+    const out: ApiPodInfo[] = [];
+    for (const raw of podSet.active()) {
+      const info = apiPodInfo(raw);
+      if (info !== undefined) out.push(info);
+    }
+    return out;
+  };
+  const stats =
+    local === undefined
+      ? summaryStatsPort({ read: () => api.summary(o.signal), source: api.describe, clock })
+      : summaryStatsPort({
+          read: (scope) => {
+            const pods = podInfos();
+            return Promise.resolve(
+              withNodeLocalMemory(
+                latest.value,
+                local.memory.read(
+                  scope,
+                  pods.map((p) => p.uid),
+                ),
+                pods,
+              ),
+            );
+          },
+          source: `${local.memory.describe} and the Summary API (${api.describe})`,
+          clock,
+        });
+  if (local !== undefined) await latest.refresh(o.signal);
   // The first sample decides the filesystem layout, as in replay.
   const first = await stats.collect();
   const layout = detectFilesystemLayout(first.summary);
 
-  const podSet = new NodePodSet({ api, clock, log });
   const background = new AbortController();
   const stopBackground = (): void => background.abort();
   o.signal.addEventListener("abort", stopBackground, { once: true });
-  const watching = podSet.run(background.signal);
-  await Promise.race([
-    podSet.waitForSync(),
-    new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve(), { once: true })),
+  const watching = Promise.all([
+    podSet.run(background.signal),
+    local !== undefined ? latest.run(background.signal) : Promise.resolve(),
   ]);
-
-  const pods = new ClusterPods({
-    api,
-    pods: podSet,
-    mode: o.mode,
-    clock,
-    log,
-    decode,
-    newIssues: () => new IssueList(),
-  });
-  const capabilities = watchCapabilities({
-    source: api.describe,
-    thresholdsOrigin: settings.origin,
-    layout,
-    mode: o.mode,
-    intervalMs: o.intervalMs,
-  });
-
-  const metrics = new DaemonMetrics();
-  const startedAt = clock.now();
-  if (o.decisionLog !== undefined) writeFileSync(o.decisionLog, "");
-  const journal = new StepJournal({
-    metrics,
-    log,
-    thresholds: settings.config.thresholds,
-    startedAt,
-    ...(o.decisionLog !== undefined ? { decisionLog: o.decisionLog } : {}),
-    verb: o.mode === "shadow" ? "would evict" : "evicted",
-  });
-
+  // From here on the background watch runs: every way out (a port already taken, a failed read)
+  // goes through the finally that stops it, or the process would never exit.
+  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let recorder: TraceRecorder | undefined;
-  if (o.recordTo !== undefined) {
-    const file = o.recordTo;
-    const node = await api.node(o.signal).catch((e: unknown) => {
-      log.warn({ err: String(e) }, "cannot read the Node object for the trace; recording without it");
-      return undefined;
-    });
-    writeFileSync(file, "");
-    recorder = new TraceRecorder(
-      {
-        start: startedAt,
-        config: settings.document,
-        flags: settings.flags,
-        ...(node !== undefined ? { node } : {}),
-        evictedPods: o.mode === "shadow" ? "keep" : "remove",
-        pods: podSet.active(),
-      },
-      (line) => appendFileSync(file, line),
-    );
-  }
-
-  let lastStep: LoopStep | undefined;
-  // Decoded through the pods port's cache: each pod object is decoded once, not once per look.
-  const podViews = (): PodStatusView[] => {
-    const out: PodStatusView[] = [];
-    for (const raw of podSet.all()) {
-      const pod = pods.podOf(raw);
-      if (pod !== undefined) out.push(podStatusView(raw, pod));
-    }
-    return out;
-  };
-  const snapshot = (): DaemonSnapshot => {
-    const report = lastStep?.report;
-    const sample = lastStep?.sample;
-    const views = podViews();
-    const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
-    const ranking = currentRanking(report, layout, active, sample?.summary);
-    return {
-      node: { name: api.nodeName, listen: o.listen, eviction: settings.config },
-      startedAt,
-      now: clock.now(),
-      capabilities,
-      conditions: loop.engineState.nodeConditions,
-      ...(report !== undefined ? { lastReport: report } : {}),
-      ...(sample !== undefined ? { summary: sample.raw } : {}),
-      pods: views,
-      ...(ranking !== undefined ? { ranking } : {}),
-      evictions: journal.evictions,
-      evictionCounts: journal.evictionCounts,
-    };
-  };
-
-  const loop = new EvictionLoop({
-    config: settings.config,
-    layout,
-    housekeepingIntervalMs: o.intervalMs,
-    // Shadow kills change nothing: look again at the next tick, not at once.
-    resyncAfterEviction: o.mode !== "shadow",
-    stats,
-    pods,
-    wake: new NotificationWakePort({ sources: [], now: () => clock.now() }),
-    clock,
-    log,
-    onStep: (step) => {
-      lastStep = step;
-      journal.record(step);
-      metrics.setPods(podViews());
-      const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw) : undefined;
-      if (traced !== undefined) recorder?.step(traced);
-    },
-  });
-
-  const server = await startHttpServer({ listen: o.listen, snapshot, metrics });
-  log.info(
-    { url: server.url, node: api.nodeName, mode: o.mode, capabilities },
-    `evictd watching node ${api.nodeName} (${o.mode}); ${server.url}/status`,
-  );
-  o.onReady?.({ url: server.url });
   try {
+    await Promise.race([
+      podSet.waitForSync(),
+      new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve(), { once: true })),
+    ]);
+
+    const pods = new ClusterPods({
+      api,
+      pods: podSet,
+      mode: o.mode,
+      clock,
+      log,
+      decode,
+      newIssues: () => new IssueList(),
+    });
+    const capabilities = watchCapabilities({
+      source: local === undefined ? api.describe : `${api.describe} (memory: ${local.memory.describe})`,
+      thresholdsOrigin: settings.origin,
+      layout,
+      mode: o.mode,
+      intervalMs: o.intervalMs,
+      ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
+    });
+
+    const metrics = new DaemonMetrics();
+    const startedAt = clock.now();
+    if (o.decisionLog !== undefined) writeFileSync(o.decisionLog, "");
+    const journal = new StepJournal({
+      metrics,
+      log,
+      thresholds: settings.config.thresholds,
+      startedAt,
+      ...(o.decisionLog !== undefined ? { decisionLog: o.decisionLog } : {}),
+      verb: o.mode === "shadow" ? "would evict" : "evicted",
+    });
+
+    if (o.recordTo !== undefined) {
+      const file = o.recordTo;
+      const node = await api.node(o.signal).catch((e: unknown) => {
+        log.warn({ err: String(e) }, "cannot read the Node object for the trace; recording without it");
+        return undefined;
+      });
+      writeFileSync(file, "");
+      recorder = new TraceRecorder(
+        {
+          start: startedAt,
+          config: settings.document,
+          flags: settings.flags,
+          ...(node !== undefined ? { node } : {}),
+          evictedPods: o.mode === "shadow" ? "keep" : "remove",
+          pods: podSet.active(),
+        },
+        (line) => appendFileSync(file, line),
+      );
+    }
+
+    let lastStep: LoopStep | undefined;
+    // Decoded through the pods port's cache: each pod object is decoded once, not once per look.
+    const podViews = (): PodStatusView[] => {
+      const out: PodStatusView[] = [];
+      for (const raw of podSet.all()) {
+        const pod = pods.podOf(raw);
+        if (pod !== undefined) out.push(podStatusView(raw, pod));
+      }
+      return out;
+    };
+    const snapshot = (): DaemonSnapshot => {
+      const report = lastStep?.report;
+      const sample = lastStep?.sample;
+      const views = podViews();
+      const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
+      const ranking = currentRanking(report, layout, active, sample?.summary);
+      return {
+        node: { name: api.nodeName, listen: o.listen, eviction: settings.config },
+        startedAt,
+        now: clock.now(),
+        capabilities,
+        conditions: loop.engineState.nodeConditions,
+        ...(report !== undefined ? { lastReport: report } : {}),
+        ...(sample !== undefined ? { summary: sample.raw } : {}),
+        pods: views,
+        ...(ranking !== undefined ? { ranking } : {}),
+        evictions: journal.evictions,
+        evictionCounts: journal.evictionCounts,
+      };
+    };
+
+    const loop = new EvictionLoop({
+      config: settings.config,
+      layout,
+      housekeepingIntervalMs: o.intervalMs,
+      // Shadow kills change nothing: look again at the next tick, not at once.
+      resyncAfterEviction: o.mode !== "shadow",
+      stats,
+      pods,
+      wake: local?.wake ?? new NotificationWakePort({ sources: [], now: () => clock.now() }),
+      clock,
+      log,
+      onStep: (step) => {
+        lastStep = step;
+        journal.record(step);
+        metrics.setPods(podViews());
+        const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw) : undefined;
+        if (traced !== undefined) recorder?.step(traced);
+      },
+    });
+
+    server = await startHttpServer({
+      listen: o.listen,
+      snapshot,
+      metrics,
+      busyPortHint:
+        "another process holds the port (9090 is Prometheus' default): choose another with --listen HOST:PORT",
+    });
+    log.info(
+      { url: server.url, node: api.nodeName, mode: o.mode, capabilities },
+      `evictd watching node ${api.nodeName} (${o.mode}); ${server.url}/status`,
+    );
+    o.onReady?.({ url: server.url });
     await loop.run(o.signal);
   } finally {
     background.abort();
     o.signal.removeEventListener("abort", stopBackground);
     await watching.catch(() => undefined);
-    await server.close();
-    log.info({ steps: recorder?.steps }, "evictd watch stopped");
+    await server?.close();
+    if (server !== undefined) log.info({ steps: recorder?.steps }, "evictd watch stopped");
   }
 }
 
-export interface WatchCliOptions extends ClusterCliOptions {
+export interface WatchCliOptions extends ClusterCliOptions, NodeLocalCliOptions {
   readonly enforce: boolean;
   readonly useEvictionApi: boolean;
   readonly interval: string;
@@ -220,12 +286,20 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       code: "invalid",
       message: "only means something with --enforce (shadow mode evicts nothing)",
     });
+  checkNodeLocalOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
   const api = await connectClusterNode(connect);
+  const nodeLocal =
+    opts.stats === "cgroups"
+      ? await nodeLocalStats(api, opts, intervalMs, (name, e) =>
+          log.warn({ source: name, err: String(e) }, "wake source failed"),
+        )
+      : undefined;
   const stop = stopOnSignals((signal) => log.info({ signal }, "stopping"));
   try {
     await runWatch({
+      ...(nodeLocal !== undefined ? { nodeLocal } : {}),
       api,
       mode: !opts.enforce ? "shadow" : opts.useEvictionApi ? "eviction-api" : "delete",
       intervalMs,
@@ -240,5 +314,43 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
     return EXIT.ok;
   } finally {
     stop.dispose();
+    await nodeLocal?.close();
   }
+}
+
+/**
+ * `--stats cgroups`: the kubelet's pod cgroups on this node (driver and cgroupRoot from its configz
+ * unless given), read through a memory reader, and the kernel notifications on them.
+ */
+async function nodeLocalStats(
+  api: ClusterNodePort,
+  opts: WatchCliOptions,
+  intervalMs: number,
+  onError: (source: string, error: unknown) => void,
+): Promise<NonNullable<WatchOptions["nodeLocal"]>> {
+  const { tree, memory } = await openKubeletCgroups(api, opts);
+  const settings = await clusterEvictionSettings(api, opts.config);
+  const plan = planKubeletWakeSources({
+    tree,
+    thresholds: settings.config.thresholds,
+    housekeepingIntervalMs: intervalMs,
+  });
+  const wake = new NotificationWakePort({
+    sources: plan.thresholds,
+    others: plan.others,
+    now: () => systemClock.now(),
+    onError,
+  });
+  const capabilities = [...plan.capabilities];
+  for (const r of wake.refused)
+    capabilities.push(`not armed: ${r.reason} (the other wake sources and the housekeeping tick still run)`);
+  return {
+    memory,
+    wake,
+    capabilities,
+    close: async () => {
+      await wake.stop();
+      memory.close();
+    },
+  };
 }

@@ -21,6 +21,11 @@ export interface WorkingSetPollerOptions {
   readonly cgroupDir: string;
   /** v1: memory.usage_in_bytes and total_inactive_file; v2: memory.current and inactive_file. */
   readonly api: "v1" | "v2";
+  /**
+   * The v2 root cgroup, which has no memory.current: usage is `anon + file` of its memory.stat, as
+   * runc's rootStatsFromMeminfo (and so the kubelet) computes it.
+   */
+  readonly rootV2?: boolean;
   /** Wake reason prefix, e.g. `hard memory eviction threshold`. */
   readonly description: string;
   /** Period near the limit (default 25 ms) and away from it (default 250 ms). */
@@ -29,6 +34,16 @@ export interface WorkingSetPollerOptions {
 }
 
 const INACTIVE_FILE = { v1: /^total_inactive_file (\d+)$/m, v2: /^inactive_file (\d+)$/m } as const;
+
+/** The v2 root's working set from its memory.stat: anon + file − inactive_file; undefined when it does not parse. */
+export function rootWorkingSetFrom(statText: string): bigint | undefined {
+  const anon = /^anon (\d+)$/m.exec(statText)?.[1];
+  const file = /^file (\d+)$/m.exec(statText)?.[1];
+  const inactive = INACTIVE_FILE.v2.exec(statText)?.[1];
+  if (anon === undefined || file === undefined || inactive === undefined) return undefined;
+  const ws = BigInt(anon) + BigInt(file) - BigInt(inactive);
+  return ws < 0n ? 0n : ws;
+}
 
 /** usage − inactive_file from the two files' text; undefined when either does not parse. */
 export function workingSetFrom(usageText: string, statText: string, api: "v1" | "v2"): bigint | undefined {
@@ -56,7 +71,11 @@ export class WorkingSetPoller implements WakeSource {
     this.#o = options;
     this.#usageFile = path.join(
       options.cgroupDir,
-      options.api === "v1" ? "memory.usage_in_bytes" : "memory.current",
+      options.rootV2 === true
+        ? "memory.stat"
+        : options.api === "v1"
+          ? "memory.usage_in_bytes"
+          : "memory.current",
     );
     this.#statFile = path.join(options.cgroupDir, "memory.stat");
     this.name = `working-set:${options.cgroupDir}`;
@@ -80,6 +99,7 @@ export class WorkingSetPoller implements WakeSource {
    */
   read(atMost?: bigint): bigint | undefined {
     try {
+      if (this.#o.rootV2 === true) return rootWorkingSetFrom(this.#files.read(this.#statFile));
       const usageText = this.#files.read(this.#usageFile);
       const usage = /^\s*(\d+)\s*$/.exec(usageText)?.[1];
       if (atMost !== undefined && usage !== undefined && BigInt(usage) <= atMost) return BigInt(usage);

@@ -113,22 +113,57 @@ describe("fake API server", () => {
   test("graceful deletion: hold keeps the pod terminating, after-grace removes it once the grace period passed", async () => {
     server.deletion = "hold";
     const held = await json(
-      await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-cronjob-29707813-dhlr2", {
+      await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-deployment-79967c5968-8bnn8", {
         gracePeriodSeconds: 30,
       }),
     );
     assert.equal((held.metadata as { deletionGracePeriodSeconds: number }).deletionGracePeriodSeconds, 30);
-    assert.ok(server.pod("scraper", "e2e-cronjob-29707813-dhlr2")?.metadata.deletionTimestamp);
-    server.finishDeletion("scraper", "e2e-cronjob-29707813-dhlr2");
-    assert.equal(server.pod("scraper", "e2e-cronjob-29707813-dhlr2"), undefined);
+    assert.ok(server.pod("scraper", "e2e-deployment-79967c5968-8bnn8")?.metadata.deletionTimestamp);
+    server.finishDeletion("scraper", "e2e-deployment-79967c5968-8bnn8");
+    assert.equal(server.pod("scraper", "e2e-deployment-79967c5968-8bnn8"), undefined);
 
     server.deletion = "after-grace";
-    await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-cronjob-29707814-h2f28", {
+    await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-deployment-79967c5968-zjslc", {
       gracePeriodSeconds: 1,
     });
-    assert.ok(server.pod("scraper", "e2e-cronjob-29707814-h2f28"));
+    assert.ok(server.pod("scraper", "e2e-deployment-79967c5968-zjslc"));
     await new Promise((r) => setTimeout(r, 1100));
-    assert.equal(server.pod("scraper", "e2e-cronjob-29707814-h2f28"), undefined);
+    assert.equal(server.pod("scraper", "e2e-deployment-79967c5968-zjslc"), undefined);
+  });
+
+  test("a pod in a terminal phase is deleted at once whatever the grace period (CheckGracefulDelete)", async () => {
+    server.deletion = "hold";
+    assert.equal(server.pod("scraper", "e2e-cronjob-29707813-dhlr2")?.status?.phase, "Succeeded");
+    await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-cronjob-29707813-dhlr2", {
+      gracePeriodSeconds: 30,
+    });
+    assert.equal(server.pod("scraper", "e2e-cronjob-29707813-dhlr2"), undefined);
+    // A running pod marked Failed (as the kubelet's status would say) goes at once too.
+    server.modifyPod("scraper", "e2e-hpa-6cd8d99884-tggnr", (p) => {
+      p.status = { ...p.status, phase: "Failed" };
+    });
+    await call("DELETE", "/api/v1/namespaces/scraper/pods/e2e-hpa-6cd8d99884-tggnr", {
+      gracePeriodSeconds: 30,
+    });
+    assert.equal(server.pod("scraper", "e2e-hpa-6cd8d99884-tggnr"), undefined);
+  });
+
+  test("the kubelet's deletion: the pod terminates until its containers stop, then reports Failed and goes", async () => {
+    server.deletion = { containersStopInMs: 200 };
+    const seen: string[] = [];
+    await call("DELETE", "/api/v1/namespaces/kube-system/pods/storage-provisioner", {
+      gracePeriodSeconds: 30,
+    });
+    const terminating = server.pod("kube-system", "storage-provisioner");
+    assert.ok(terminating?.metadata.deletionTimestamp);
+    assert.equal(terminating.status?.phase, "Running");
+    for (let i = 0; i < 100 && server.pod("kube-system", "storage-provisioner") !== undefined; i++) {
+      seen.push(String(server.pod("kube-system", "storage-provisioner")?.status?.phase));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(server.pod("kube-system", "storage-provisioner"), undefined);
+    assert.ok(seen.length >= 10, `removed after ${seen.length * 10} ms`);
+    server.deletion = "at-once";
   });
 
   test("a blocking budget refuses evictions of running pods with 429 and a DisruptionBudget cause", async () => {
@@ -165,7 +200,7 @@ describe("fake API server", () => {
     );
     assert.equal(response.status, 200);
     await server.waitForWatchers(1);
-    server.modifyPod("scraper", "e2e-deployment-79967c5968-8bnn8", (p) => {
+    server.modifyPod("scraper", "e2e-statefulset-1", (p) => {
       p.metadata.labels = { touched: "1" };
     });
     server.endWatches();

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -78,9 +79,13 @@ export interface FakeApiServerOptions {
 /**
  * After a DELETE with a grace period: `at-once` removes the pod right after marking it (a kubelet
  * that stops it instantly), `after-grace` removes it when the grace period has passed, `hold` keeps
- * it terminating until {@link FakeApiServer.finishDeletion}. Grace 0 always removes at once.
+ * it terminating until {@link FakeApiServer.finishDeletion}. `{ containersStopInMs }` is the
+ * kubelet of 1.27+: its containers stop after that long (at most the grace period), it writes the
+ * terminal phase Failed, then removes the object (a DELETE with grace 0). Grace 0 always removes at
+ * once; so does any DELETE of a pod already Failed or Succeeded, or never scheduled
+ * (`CheckGracefulDelete` in pkg/registry/core/pod/strategy.go).
  */
-export type DeletionMode = "at-once" | "after-grace" | "hold";
+export type DeletionMode = "at-once" | "after-grace" | "hold" | { readonly containersStopInMs: number };
 
 /** A PodDisruptionBudget that currently allows no disruption. */
 export interface BlockingBudget {
@@ -101,6 +106,8 @@ export class FakeApiServer {
   readonly token: string;
   readonly nodeName: string;
   readonly requests: RecordedRequest[] = [];
+  /** Called with every request as it is recorded, before it is answered (e.g. a kubelet reacting to an eviction). */
+  onRequest: ((request: RecordedRequest) => void) | undefined;
   /** Deletion behaviour; may be changed between requests. */
   deletion: DeletionMode;
   expiredWatch: "event" | "http";
@@ -325,6 +332,7 @@ export class FakeApiServer {
   // ----- HTTP -----
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const receivedAt = performance.timeOrigin + performance.now();
     const url = new URL(req.url ?? "/", "http://fake");
     const body = await readBody(req);
     const recorded: RecordedRequest = {
@@ -335,8 +343,10 @@ export class FakeApiServer {
       authorization: req.headers.authorization,
       body,
       json: tryJson(body),
+      receivedAt,
     };
     this.requests.push(recorded);
+    this.onRequest?.(recorded);
     const attributes = attributesOf(recorded);
 
     const injected = this.#failures.take(recorded);
@@ -569,19 +579,42 @@ export class FakeApiServer {
     }
     const refusal = preconditionRefusal(pod, options);
     if (refusal !== undefined) return sendJson(res, 409, refusal);
-    this.#terminate(pod, options);
+    // The eviction subresource marks a pod it is about to delete (PodDisruptionConditions, GA in 1.31).
+    const marked = this.state.modifyPod(namespace, name, (p) =>
+      mergeStatus(p, {
+        conditions: [
+          {
+            type: "DisruptionTarget",
+            status: "True",
+            reason: "EvictionByEvictionAPI",
+            message: "Eviction API: evicting",
+            lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+          },
+        ],
+      }),
+    );
+    this.#terminate(marked, options);
     sendJson(res, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
   }
 
-  /** Graceful deletion: mark with deletionTimestamp, then remove per the deletion mode (grace 0: at once). */
+  /**
+   * Graceful deletion as the pod strategy's CheckGracefulDelete decides it: the DeleteOptions'
+   * grace, else the pod's terminationGracePeriodSeconds, else 0 (the API's default of 30 s is set at
+   * creation); 0 for a pod never scheduled and for one already in a terminal phase. Grace 0
+   * removes at once; otherwise the pod is marked with deletionTimestamp, then removed per the
+   * deletion mode.
+   */
   #terminate(pod: FakePod, options: Record<string, unknown>): FakePod {
     const { namespace, name } = pod.metadata;
-    const grace =
+    let grace =
       typeof options.gracePeriodSeconds === "number"
         ? options.gracePeriodSeconds
         : typeof pod.spec.terminationGracePeriodSeconds === "number"
           ? pod.spec.terminationGracePeriodSeconds
-          : 30;
+          : 0;
+    const phase = pod.status?.phase;
+    if (typeof pod.spec.nodeName !== "string" || pod.spec.nodeName === "") grace = 0;
+    if (phase === "Failed" || phase === "Succeeded") grace = 0;
     if (grace <= 0) return this.state.removePod(namespace, name) ?? pod;
     const marked = this.state.modifyPod(namespace, name, (p) => {
       p.metadata.deletionTimestamp ??= new Date(Date.now() + grace * 1000)
@@ -589,13 +622,23 @@ export class FakeApiServer {
         .replace(/\.\d{3}Z$/, "Z");
       p.metadata.deletionGracePeriodSeconds = grace;
     });
-    if (this.deletion === "at-once") this.state.removePod(namespace, name);
-    else if (this.deletion === "after-grace") {
+    const later = (ms: number, act: () => void): void => {
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
-        this.state.removePod(namespace, name);
-      }, grace * 1000);
+        act();
+      }, ms);
       this.#timers.add(timer);
+    };
+    const mode = this.deletion;
+    if (mode === "at-once") this.state.removePod(namespace, name);
+    else if (mode === "after-grace") later(grace * 1000, () => this.state.removePod(namespace, name));
+    else if (typeof mode === "object") {
+      later(Math.min(mode.containersStopInMs, grace * 1000), () => {
+        if (this.state.pod(namespace, name)?.metadata.uid !== pod.metadata.uid) return;
+        // The kubelet's status manager: containers stopped, the terminal phase, then the removal.
+        this.state.modifyPod(namespace, name, (p) => mergeStatus(p, { phase: "Failed" }));
+        this.state.removePod(namespace, name);
+      });
     }
     return marked;
   }

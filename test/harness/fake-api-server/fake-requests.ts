@@ -16,6 +16,8 @@ export interface RecordedRequest {
   readonly body: string;
   /** The body parsed as JSON, or undefined. */
   readonly json: unknown;
+  /** When the request arrived (epoch ms, sub-millisecond: performance.timeOrigin + now()). */
+  readonly receivedAt: number;
 }
 
 /** An answer forced on matching requests. */

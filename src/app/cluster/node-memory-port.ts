@@ -1,0 +1,41 @@
+/**
+ * The port `watch --stats cgroups` reads memory through: the kubelet's own cgroups on this node,
+ * read the moment the loop asks, instead of the Summary API's figures of up to a housekeeping
+ * interval ago. Figures are Summary `MemoryStats` objects (the kubelet's field names), stamped with
+ * the time they were read.
+ */
+import type { StatsScope } from "../ports.js";
+
+/** `MemoryStats` as the Summary API writes it. */
+export interface MemoryStatsJson {
+  readonly time: string;
+  readonly usageBytes: number | bigint;
+  readonly workingSetBytes: number | bigint;
+  /** Where a limit exists: the limit (the machine's memory for the root) − working set. */
+  readonly availableBytes?: number | bigint;
+}
+
+/** One pod's memory: its pod cgroup, and its containers' cgroups by container id. */
+export interface PodMemory {
+  readonly memory: MemoryStatsJson;
+  readonly containersById: ReadonlyMap<string, MemoryStatsJson>;
+}
+
+/** What one read gives: the node (`memory.available`), kubepods (`allocatableMemory.available`), each pod by UID. */
+export interface NodeLocalMemory {
+  readonly node: MemoryStatsJson;
+  /** The kubepods cgroup, the Summary's `pods` system container. */
+  readonly pods: MemoryStatsJson;
+  readonly podsByUid: ReadonlyMap<string, PodMemory>;
+}
+
+export interface NodeMemoryPort {
+  /** Where the figures come from, for the capability line (`cgroup v2 at /sys/fs/cgroup, systemd driver`). */
+  readonly describe: string;
+  /**
+   * Reads now. `all` (housekeeping) also looks for pod cgroups that appeared and reads the
+   * containers; a memory wake reads the node, kubepods and the pods already known. `uids` are the
+   * pods the API says are on the node: one not yet known makes the read look for it.
+   */
+  read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory;
+}

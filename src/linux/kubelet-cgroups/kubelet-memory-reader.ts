@@ -1,0 +1,184 @@
+/**
+ * The kubelet's memory figures read from its own cgroups, as its stats provider (cAdvisor over
+ * runc's cgroup readers) computes them, the moment the loop asks:
+ * - node: the root cgroup's usage − inactive_file. v1: `memory.usage_in_bytes` and
+ *   `total_inactive_file`. v2: the root has no `memory.current`, so usage is `anon + file` of the
+ *   root's `memory.stat` (runc's rootStatsFromMeminfo), minus its `inactive_file`. Available is
+ *   the machine's memory (MemTotal) − working set. A nested node (not the root) is read like any
+ *   cgroup, its limit standing for the machine's memory when it has one.
+ * - kubepods (the Summary's `pods` container): usage − inactive_file, available = its limit −
+ *   working set (no limit, no availableBytes: no allocatable signal, as upstream).
+ * - each pod and container cgroup: usage − inactive_file.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type {
+  MemoryStatsJson,
+  NodeLocalMemory,
+  NodeMemoryPort,
+  PodMemory,
+} from "../../app/cluster/node-memory-port.js";
+import type { StatsScope } from "../../app/ports.js";
+import { AdapterError } from "../../errors.js";
+import { formatRfc3339Nano } from "../../core/time/rfc3339.js";
+import { NanoClock } from "../node-stats/nano-clock.js";
+import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
+import { counter } from "../node-stats/summary-json.js";
+import { parseMeminfo } from "../procfs.js";
+import type { KubeletCgroupTree, KubeletPodCgroup } from "./kubelet-cgroup-tree.js";
+
+/** v1 writes "unlimited" as the largest page-aligned int64. */
+const V1_UNLIMITED_FROM = 1n << 62n;
+
+const FILES = {
+  v1: {
+    usage: "memory.usage_in_bytes",
+    limit: "memory.limit_in_bytes",
+    inactive: /^total_inactive_file (\d+)$/m,
+  },
+  v2: { usage: "memory.current", limit: "memory.max", inactive: /^inactive_file (\d+)$/m },
+} as const;
+
+function statLine(file: string, text: string, pattern: RegExp): bigint {
+  const m = pattern.exec(text);
+  if (m?.[1] === undefined)
+    throw new AdapterError(
+      "cgroup-parse",
+      `cannot parse ${file}: no ${pattern.source.replace(/[\^$()\\d+ ]/g, "")} line`,
+    );
+  return BigInt(m[1]);
+}
+
+function integer(file: string, text: string): bigint {
+  const t = text.trim();
+  if (!/^\d+$/.test(t))
+    throw new AdapterError("cgroup-parse", `cannot parse ${file}: ${JSON.stringify(t)} is not an integer`);
+  return BigInt(t);
+}
+
+/** `MemoryStats`: availableBytes = limit − working set (clamped at 0) where there is a limit, as cAdvisor. */
+function memoryStats(
+  time: string,
+  usage: bigint,
+  workingSet: bigint,
+  limit: bigint | undefined,
+): MemoryStatsJson {
+  const base = { time, usageBytes: counter(usage), workingSetBytes: counter(workingSet) };
+  return limit === undefined
+    ? base
+    : { ...base, availableBytes: counter(limit > workingSet ? limit - workingSet : 0n) };
+}
+
+export interface KubeletMemoryReaderOptions {
+  /** Where procfs is (default `/proc`): MemTotal, the machine's memory. */
+  readonly procRoot?: string;
+  readonly clock?: NanoClock;
+}
+
+export class KubeletMemoryReader implements NodeMemoryPort {
+  readonly describe: string;
+  readonly #tree: KubeletCgroupTree;
+  readonly #files = new KernelFileReader();
+  readonly #clock: NanoClock;
+  readonly #memTotal: bigint;
+  #pods = new Map<string, KubeletPodCgroup>();
+  #kubepodsLimit: bigint | undefined;
+  #nodeLimit: bigint | undefined;
+  #limitsRead = false;
+
+  constructor(tree: KubeletCgroupTree, options: KubeletMemoryReaderOptions = {}) {
+    this.#tree = tree;
+    this.#clock = options.clock ?? new NanoClock();
+    const meminfoPath = path.join(options.procRoot ?? "/proc", "meminfo");
+    const meminfo = parseMeminfo(readFileSync(meminfoPath, "utf8"));
+    if (meminfo === undefined)
+      throw new AdapterError("procfs-parse", `cannot parse ${meminfoPath}: no MemTotal/MemFree lines`);
+    this.#memTotal = meminfo.totalBytes;
+    const { driver, cgroupRoot } = tree.options;
+    this.describe = `the kubelet's cgroups (cgroup ${tree.api}, ${driver} driver, cgroupRoot ${JSON.stringify(cgroupRoot)}) at ${tree.kubepodsDir}`;
+    this.#pods = tree.scan();
+  }
+
+  /** How many pod cgroups the last scan found. */
+  get podCount(): number {
+    return this.#pods.size;
+  }
+
+  read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory {
+    const full = scope === "all";
+    if (full || uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan();
+    if (full || !this.#limitsRead) this.#readLimits();
+    const time = formatRfc3339Nano(this.#clock.nowNs());
+    const api = this.#tree.api;
+    const node = this.#tree.nodeIsRoot && api === "v2" ? this.#rootV2(time) : this.#nodeCgroup(time);
+    const kubepods = this.#cgroup(this.#tree.kubepodsDir);
+    const pods = memoryStats(time, kubepods.usage, kubepods.workingSet, this.#kubepodsLimit);
+    const podsByUid = new Map<string, PodMemory>();
+    for (const [uid, pod] of this.#pods) {
+      let memory: MemoryStatsJson;
+      try {
+        const m = this.#cgroup(pod.dir);
+        memory = memoryStats(time, m.usage, m.workingSet, undefined);
+      } catch (error) {
+        if (error instanceof AdapterError && error.code === "cgroup-not-found") continue; // it just went
+        throw error;
+      }
+      const containersById = new Map<string, MemoryStatsJson>();
+      if (full) {
+        for (const [id, dir] of pod.containers) {
+          try {
+            const m = this.#cgroup(dir);
+            containersById.set(id, memoryStats(time, m.usage, m.workingSet, undefined));
+          } catch (error) {
+            if (!(error instanceof AdapterError && error.code === "cgroup-not-found")) throw error;
+          }
+        }
+      }
+      podsByUid.set(uid, { memory, containersById });
+    }
+    if (full) this.#files.sweep();
+    return { node, pods, podsByUid };
+  }
+
+  close(): void {
+    this.#files.close();
+  }
+
+  #readLimits(): void {
+    const limit = (dir: string): bigint | undefined => {
+      const file = path.join(dir, FILES[this.#tree.api].limit);
+      const text = this.#files.read(file).trim();
+      if (text === "max") return undefined;
+      const value = integer(file, text);
+      return value >= V1_UNLIMITED_FROM ? undefined : value;
+    };
+    this.#kubepodsLimit = limit(this.#tree.kubepodsDir);
+    this.#nodeLimit = this.#tree.nodeIsRoot ? undefined : limit(this.#tree.nodeDir);
+    this.#limitsRead = true;
+  }
+
+  /** usage and usage − inactive_file of a (non-root) cgroup. */
+  #cgroup(dir: string): { usage: bigint; workingSet: bigint } {
+    const files = FILES[this.#tree.api];
+    const usagePath = path.join(dir, files.usage);
+    const statPath = path.join(dir, "memory.stat");
+    const usage = integer(usagePath, this.#files.read(usagePath));
+    const inactive = statLine(statPath, this.#files.read(statPath), files.inactive);
+    return { usage, workingSet: usage > inactive ? usage - inactive : 0n };
+  }
+
+  /** The node cgroup on v1 (the root has the usual files there) or a nested node. */
+  #nodeCgroup(time: string): MemoryStatsJson {
+    const m = this.#cgroup(this.#tree.nodeDir);
+    return memoryStats(time, m.usage, m.workingSet, this.#nodeLimit ?? this.#memTotal);
+  }
+
+  /** The v2 root: anon + file of its memory.stat as usage (runc's rootStatsFromMeminfo). */
+  #rootV2(time: string): MemoryStatsJson {
+    const statPath = path.join(this.#tree.nodeDir, "memory.stat");
+    const text = this.#files.read(statPath);
+    const usage = statLine(statPath, text, /^anon (\d+)$/m) + statLine(statPath, text, /^file (\d+)$/m);
+    const inactive = statLine(statPath, text, /^inactive_file (\d+)$/m);
+    return memoryStats(time, usage, usage > inactive ? usage - inactive : 0n, this.#memTotal);
+  }
+}

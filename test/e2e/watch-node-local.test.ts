@@ -1,0 +1,241 @@
+/**
+ * `evictd watch --stats cgroups` end to end on a kubelet-shaped node (harness/kubelet-node.ts):
+ * the kubelet's cgroup tree for each cgroup driver built for real under this process's cgroup, real
+ * processes in its container cgroups, and the fake API server serving those pods (same UIDs and
+ * container ids) and a configz naming the driver. A Burstable pod ramps memory at 1 GiB/s past
+ * memory.available 100Mi of a 512Mi node; the loop runs every 10 s, so only the kernel's wake can
+ * evict in time. Checked: the Eviction API call names the ramping pod and no other pod (also while
+ * it lingers in its grace period, its memory still held), it came from a kernel notification, the
+ * kernel OOM-killed nothing, and /status says where memory came from.
+ *
+ * How fast (crossing → Eviction API call, 20 trials, next to the Summary-polling mode) is measured
+ * by `npm run bench:reaction -- --mode cluster`, not asserted here.
+ */
+import assert from "node:assert/strict";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { rampPodCommand, parseRampNotes } from "../../bench/ramp-pod.js";
+import { startFakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
+import { apiPod, clusterDataOptions, writeClusterData } from "../harness/kubelet-node-cluster.js";
+import {
+  containerId,
+  KubeletNode,
+  kubeletNodeUnavailable,
+  type KubeletDriver,
+} from "../harness/kubelet-node.js";
+import { EVICTD_BIN, REPO_ROOT, scaled, sleep, SLOWDOWN, waitUntil } from "../harness/node-harness.js";
+
+const MiB = 1024 * 1024;
+const CAPACITY = 512 * MiB;
+const THRESHOLD = 100 * MiB;
+const skip = kubeletNodeUnavailable();
+if (skip !== false) console.error(`# watch --stats cgroups e2e skipped: ${skip}`);
+
+const temps: string[] = [];
+after(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+const sleeper = (): string[] => ["/bin/sh", "-c", "exec sleep 600"];
+
+async function scenario(driver: KubeletDriver): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `evictd-node-local-${driver}-`));
+  temps.push(dir);
+  const nodeName = `kubelet-node-${driver}`;
+  const node = new KubeletNode(driver, CAPACITY);
+  let watch: ChildProcess | undefined;
+  const server = { current: undefined as Awaited<ReturnType<typeof startFakeApiServer>> | undefined };
+  try {
+    // Residents: Guaranteed, BestEffort and a critical pod, a few MiB each; then the ramp pod.
+    const residents = [
+      { name: "guaranteed", qos: "Guaranteed" as const },
+      { name: "besteffort", qos: "BestEffort" as const },
+      {
+        name: "critical",
+        qos: "Burstable" as const,
+        namespace: "kube-system",
+        priorityClassName: "system-node-critical",
+        priority: 2000001000,
+      },
+    ].map((r) => {
+      const id = containerId();
+      const pod = node.addPod({ qos: r.qos, containers: [{ id, argv: sleeper() }] });
+      return apiPod(nodeName, { ...r, uid: pod.uid, containers: [{ name: "main", id }] });
+    });
+    const notes = path.join(dir, "ramp.notes");
+    const rampId = containerId();
+    const rampUid = "6f1d3c2a-8b7e-4d5f-9a0b-1c2d3e4f5a6b";
+    const ramp = apiPod(nodeName, {
+      name: "ramp",
+      uid: rampUid,
+      qos: "Burstable",
+      containers: [{ name: "ramp", id: rampId }],
+      terminationGracePeriodSeconds: 5,
+    });
+    writeClusterData(dir, { nodeName, driver, pods: [...residents, ramp] });
+    const s = await startFakeApiServer(clusterDataOptions(dir, nodeName));
+    server.current = s;
+    const evictions: RecordedRequest[] = [];
+    s.onRequest = (r) => {
+      if (r.method === "POST" && r.path.endsWith("/eviction")) evictions.push(r);
+    };
+    const kubeconfig = await s.writeKubeconfig(path.join(dir, "kubeconfig"));
+    const decisionLog = path.join(dir, "decisions.jsonl");
+    watch = spawn(
+      process.execPath,
+      [
+        EVICTD_BIN,
+        "watch",
+        "--node",
+        nodeName,
+        "--kubeconfig",
+        kubeconfig,
+        "--enforce",
+        "--use-eviction-api",
+        "--stats",
+        "cgroups",
+        "--cgroupfs",
+        node.cgroupfs,
+        "--node-cgroup",
+        node.nodeCgroup,
+        "--interval",
+        "10s",
+        "--listen",
+        "127.0.0.1:0",
+        "--decision-log",
+        decisionLog,
+      ],
+      { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    watch.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    watch.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const url = await waitUntil(
+      "the evictd watching line",
+      () => {
+        const line = stdout.split("\n").find((l) => l.includes("evictd watching node"));
+        return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
+      },
+      15_000,
+      () => `\n${stdout}${stderr}`,
+      25,
+    );
+    const status = (await (await fetch(`${url}/status`)).json()) as { capabilities: string[] };
+    assert.ok(
+      status.capabilities.some((c) => c.includes("the kubelet's cgroups") && c.includes(`${driver} driver`)),
+      status.capabilities.join("\n"),
+    );
+    assert.ok(
+      status.capabilities.some((c) => c.startsWith("kernel notifications on the kubelet's cgroups")),
+      status.capabilities.join("\n"),
+    );
+    assert.ok(!status.capabilities.some((c) => c.startsWith("not armed")), status.capabilities.join("\n"));
+
+    // explain reads the same cgroups, says so, and sees the node (512Mi), not the Summary's machine.
+    const explained = await promisify(execFile)(
+      process.execPath,
+      [
+        EVICTD_BIN,
+        "explain",
+        "--node",
+        nodeName,
+        "--kubeconfig",
+        kubeconfig,
+        "--stats",
+        "cgroups",
+        "--cgroupfs",
+        node.cgroupfs,
+        "--node-cgroup",
+        node.nodeCgroup,
+        "-o",
+        "json",
+      ],
+      { cwd: REPO_ROOT },
+    );
+    const view = JSON.parse(explained.stdout) as {
+      source: string;
+      signals: { signal: string; capacity?: string }[];
+    };
+    assert.match(view.source, /^memory from the kubelet's cgroups .* read now; the rest from /);
+    assert.equal(view.signals.find((x) => x.signal === "memory.available")?.capacity, "512Mi");
+
+    // The ramp: to 32 MiB under the threshold at once, then 1 GiB/s, 1 MiB at a time.
+    const oomBefore = node.oomKills();
+    const rampPod = node.addPod({
+      uid: rampUid,
+      qos: "Burstable",
+      containers: [
+        {
+          id: rampId,
+          argv: rampPodCommand({
+            nodeCgroupDir: node.nodeDir,
+            api: node.api,
+            capacityBytes: CAPACITY,
+            thresholdBytes: THRESHOLD,
+            // 1 GiB/s here; in the emulated v2 guest everything, the ramp included, slows down alike.
+            mibPerSecond: Math.round(1024 / SLOWDOWN),
+            marginBytes: 32 * MiB,
+            lingerSeconds: 1,
+            outFile: notes,
+            touch: "populate",
+          }),
+        },
+      ],
+    });
+    const eviction = await waitUntil(
+      "an Eviction API call",
+      () => evictions[0],
+      20_000,
+      () => `\n${stdout.split("\n").slice(-10).join("\n")}${stderr}`,
+      5,
+    );
+    // The kubelet's part: stop the container (SIGTERM; it lingers 1 s holding its memory), then
+    // the pod object goes.
+    await node.removePod(rampPod.uid, "SIGTERM");
+    s.finishDeletion("default", "ramp");
+    await sleep(scaled(1500));
+
+    assert.equal(eviction.path, "/api/v1/namespaces/default/pods/ramp/eviction");
+    assert.deepEqual(
+      evictions.map((e) => e.path),
+      [eviction.path],
+      "only the ramping pod, once, also while it held its memory in its grace period",
+    );
+    assert.equal(node.oomKills() - oomBefore, 0, "the kernel OOM killer never ran");
+    const ramped = parseRampNotes(readFileSync(notes, "utf8"));
+    assert.ok(ramped.crossAt !== undefined, "the ramp crossed the threshold");
+    const records = readFileSync(decisionLog, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map(
+        (l) => JSON.parse(l) as { wake: { reason: string; notification: boolean }; evictions?: unknown[] },
+      );
+    const evicting = records.find((r) => (r.evictions ?? []).length > 0);
+    assert.ok(evicting?.wake.notification, `woken by ${evicting?.wake.reason}, not by the kernel`);
+    console.error(
+      `# ${driver} (cgroup ${node.api}): crossing → Eviction API call ${(eviction.receivedAt - ramped.crossAt).toFixed(1)} ms, woken by ${evicting.wake.reason}`,
+    );
+    watch.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => watch?.once("exit", (c) => resolve(c)));
+    assert.equal(code, 0, stderr);
+    watch = undefined;
+  } finally {
+    watch?.kill("SIGKILL");
+    await server.current?.close();
+    await node.destroy();
+  }
+}
+
+describe("evictd watch --stats cgroups on a kubelet-shaped node", { skip }, () => {
+  for (const driver of ["cgroupfs", "systemd"] as const)
+    test(
+      `${driver} driver: a pod ramping at 1 GiB/s is evicted through the API on a kernel wake, alone, before the OOM killer`,
+      { timeout: scaled(90_000) },
+      () => scenario(driver),
+    );
+});
