@@ -19,10 +19,11 @@
  * its limit (the ramp pre-faults its pages with MAP_POPULATE, which the kernel answers at the limit
  * with fewer pages rather than an OOM kill; any workload that faults its pages in is killed there).
  *
- *   node dist/bench/reaction-bench.js --mode cluster [--pods 5,110] [--rates 512,1024,2048]
+ *   node dist/bench/reaction-bench.js --mode cluster [--driver cgroupfs|systemd] [--pods 5,110] [--rates 512,1024,2048]
  *                                     [--trials 20] [--summary-trials 5]
  *
- * Needs root and a memory cgroup. Writes bench/results/reaction-cluster.json.
+ * Needs root and a memory cgroup. Writes bench/results/reaction-cluster.json (reaction-cluster-systemd.json
+ * with --driver systemd).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -40,6 +41,7 @@ import {
   containerId,
   KubeletNode,
   kubeletNodeUnavailable,
+  type KubeletDriver,
   type RunningPod,
 } from "../test/harness/kubelet-node.js";
 import { EVICTD_BIN, REPO_ROOT } from "../test/harness/node-harness.js";
@@ -62,6 +64,8 @@ export interface ClusterArgs {
   readonly rates: readonly number[];
   readonly trials: number;
   readonly summaryTrials: number;
+  /** The kubelet's cgroup driver whose layout the node gets (default cgroupfs). */
+  readonly driver?: KubeletDriver;
 }
 
 interface Trial {
@@ -73,6 +77,11 @@ interface Trial {
   readonly outcome: "evicted" | "oom" | "full" | "other";
   /** Crossing → Eviction API call. */
   readonly reactionMs?: number;
+  /** What woke evictd's loop for the eviction, and its own wake → call time (its log line). */
+  readonly wake?: string;
+  readonly daemonReactionMs?: number;
+  /** The step's own timings as evictd logs them (read, decide, kill). */
+  readonly daemonTimings?: Record<string, number>;
   readonly overEvictions: number;
   readonly oomKills: number;
   /** Charges the node's limit refused (the node was full: a faulting workload is OOM-killed there). */
@@ -121,11 +130,13 @@ interface Bench {
   readonly url: string;
   readonly evictions: RecordedRequest[];
   readonly dir: string;
+  /** evictd's log lines so far (JSON, one per line). */
+  readonly log: () => string[];
 }
 
-async function startBench(mode: StatsMode, pods: number): Promise<Bench> {
+async function startBench(mode: StatsMode, pods: number, driver: KubeletDriver): Promise<Bench> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `evictd-cluster-bench-${mode}-`));
-  const node = new KubeletNode("cgroupfs", CAPACITY);
+  const node = new KubeletNode(driver, CAPACITY);
   const sleeper = ["/bin/sh", "-c", "exec sleep 86400"];
   const api = [];
   const residents: {
@@ -155,7 +166,7 @@ async function startBench(mode: StatsMode, pods: number): Promise<Bench> {
     const pod = node.addPod({ qos: r.qos, containers: [{ id, argv: sleeper }] });
     api.push(apiPod(NODE_NAME, { ...r, uid: pod.uid, containers: [{ name: "main", id }] }));
   }
-  writeClusterData(dir, { nodeName: NODE_NAME, driver: "cgroupfs", pods: api });
+  writeClusterData(dir, { nodeName: NODE_NAME, driver, pods: api });
   const server = await startFakeApiServer(clusterDataOptions(dir, NODE_NAME));
   const evictions: RecordedRequest[] = [];
   server.onRequest = (r) => {
@@ -185,7 +196,14 @@ async function startBench(mode: StatsMode, pods: number): Promise<Bench> {
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] },
   );
   let stdout = "";
-  watch.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d.slice(-100_000)));
+  const lines: string[] = [];
+  let partial = "";
+  watch.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    stdout = (stdout + d).slice(-100_000);
+    const parts = (partial + d).split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts);
+  });
   const url = await until(
     "evictd watching",
     () => {
@@ -195,7 +213,7 @@ async function startBench(mode: StatsMode, pods: number): Promise<Bench> {
     30_000,
     25,
   );
-  return { node, server, watch, url, evictions, dir };
+  return { node, server, watch, url, evictions, dir, log: () => lines };
 }
 
 async function stopBench(b: Bench): Promise<void> {
@@ -280,11 +298,29 @@ async function runTrial(
   const oomKills = b.node.oomKills() - oomBefore;
   const limitHits = b.node.limitHits() - limitBefore;
   const others = b.evictions.slice(before).filter((r) => !mine(r)).length;
+  const evictedLine = b
+    .log()
+    .map((l) => {
+      try {
+        return JSON.parse(l) as {
+          msg?: string;
+          wake?: string;
+          reactionMs?: number;
+          timings?: Record<string, number>;
+        };
+      } catch {
+        return {};
+      }
+    })
+    .find((l) => l.msg?.startsWith(`evicted default/${name} `) === true);
   return {
     mode,
     pods,
     rate,
     index,
+    ...(evictedLine?.wake !== undefined ? { wake: evictedLine.wake } : {}),
+    ...(evictedLine?.reactionMs !== undefined ? { daemonReactionMs: evictedLine.reactionMs } : {}),
+    ...(evictedLine?.timings !== undefined ? { daemonTimings: evictedLine.timings } : {}),
     outcome: first !== undefined ? "evicted" : oomKills > 0 ? "oom" : limitHits > 0 ? "full" : "other",
     ...(first !== undefined && ramp.crossAt !== undefined
       ? { reactionMs: first.receivedAt - ramp.crossAt }
@@ -324,7 +360,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
     `cluster reaction benchmark (evictd watch --enforce --use-eviction-api): ${describeMachine(machine)}`,
   );
   console.log(
-    `node 512Mi (kubelet cgroupfs layout), hard memory.available 100Mi, --interval 10s, pods ${args.pods.join(", ")}; ` +
+    `node 512Mi (kubelet ${args.driver ?? "cgroupfs"} layout), hard memory.available 100Mi, --interval 10s, pods ${args.pods.join(", ")}; ` +
       `cgroups: ${args.trials} trials per rate, summary: ${args.summaryTrials} (first node size only)`,
   );
   const all: Trial[] = [];
@@ -334,7 +370,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
     for (const mode of ["cgroups", "summary"] as const) {
       if (mode === "summary" && pods !== args.pods[0]) continue;
       const trials = mode === "cgroups" ? args.trials : args.summaryTrials;
-      const b = await startBench(mode, pods);
+      const b = await startBench(mode, pods, args.driver ?? "cgroupfs");
       try {
         for (const rate of args.rates) {
           const these: Trial[] = [];
@@ -342,7 +378,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
             const t = await runTrial(b, mode, pods, rate, i);
             these.push(t);
             process.stdout.write(
-              `  ${pods} pods ${mode} ${rate} MiB/s #${i + 1}: ${t.outcome}${t.reactionMs !== undefined ? ` ${t.reactionMs.toFixed(1)} ms` : ""}${t.overEvictions > 0 ? ` +${t.overEvictions} other pods` : ""}${t.oomKills > 0 ? ` oom ${t.oomKills}` : ""}${t.limitHits > 0 ? ` (node full: ${t.limitHits} charges refused)` : ""}\n`,
+              `  ${pods} pods ${mode} ${rate} MiB/s #${i + 1}: ${t.outcome}${t.reactionMs !== undefined ? ` ${t.reactionMs.toFixed(1)} ms` : ""}${t.overEvictions > 0 ? ` +${t.overEvictions} other pods` : ""}${t.oomKills > 0 ? ` oom ${t.oomKills}` : ""}${t.limitHits > 0 ? ` (node full: ${t.limitHits} charges refused)` : ""}${t.wake !== undefined ? ` [woken by ${t.wake}; ${t.daemonReactionMs?.toFixed(1) ?? "?"} ms to the call${t.daemonTimings !== undefined ? ` ${JSON.stringify(t.daemonTimings)}` : ""}]` : ""}\n`,
             );
           }
           all.push(...these);
@@ -371,7 +407,8 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
       rows,
     )}`,
   );
-  const out = fileURLToPath(new URL("../../bench/results/reaction-cluster.json", import.meta.url));
+  const suffix = args.driver === "systemd" ? "-systemd" : "";
+  const out = fileURLToPath(new URL(`../../bench/results/reaction-cluster${suffix}.json`, import.meta.url));
   writeResults(out, {
     benchmark: "reaction-cluster",
     machine,
@@ -379,7 +416,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
       capacity: "512Mi",
       evictionHard: { "memory.available": "100Mi" },
       interval: "10s",
-      layout: "kubelet cgroupfs driver",
+      layout: `kubelet ${args.driver ?? "cgroupfs"} driver`,
       enforce: "Eviction API",
       pods: args.pods,
       rates: args.rates,

@@ -578,6 +578,11 @@ async function main(): Promise<void> {
     if (mode !== "cluster")
       throw new Error(`--mode: only "cluster" (evictd watch on a kubelet's node), got ${mode ?? ""}`);
     const rest = [...argv.slice(0, modeAt), ...argv.slice(modeAt + 2)];
+    const driverAt = rest.indexOf("--driver");
+    const driver = driverAt === -1 ? "cgroupfs" : rest[driverAt + 1];
+    if (driverAt !== -1) rest.splice(driverAt, 2);
+    if (driver !== "cgroupfs" && driver !== "systemd")
+      throw new Error(`--driver: cgroupfs or systemd, got ${driver ?? ""}`);
     const summaryAt = rest.indexOf("--summary-trials");
     const summaryTrials = summaryAt === -1 ? 5 : Number(rest[summaryAt + 1]);
     if (summaryAt !== -1) rest.splice(summaryAt, 2);
@@ -585,7 +590,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(summaryTrials) || summaryTrials < 1)
       throw new Error(`--summary-trials: a positive integer expected, got ${summaryTrials}`);
     const { runClusterReaction } = await import("./cluster-reaction-bench.js");
-    await runClusterReaction({ pods: a.pods, rates: a.rates, trials: a.trials, summaryTrials });
+    await runClusterReaction({ pods: a.pods, rates: a.rates, trials: a.trials, summaryTrials, driver });
     return;
   }
   const args = parseArgs(argv);

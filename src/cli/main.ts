@@ -97,13 +97,30 @@ function program(): Command {
         "Record a cluster node's pressure as a replay scenario (JSONL): configz, pods, Summary samples",
       ),
   )
-    .requiredOption("-o, --output <file>", "the trace to write (JSON lines; valid even if interrupted)")
+    .requiredOption(
+      "-o, --output <file>",
+      "the trace to write (JSON lines, compressed when named .br or .gz; valid even if interrupted)",
+    )
     .option("--duration <duration>", "how long to record (Go duration)", "1h")
     .option("--interval <duration>", "time between samples (Go duration)", "10s")
-    .action(async (opts: ClusterCliOptions & { duration: string; interval: string; output: string }) => {
-      const { recordCommand } = await import("./commands/record.js");
-      process.exitCode = await recordCommand(opts);
-    });
+    .option(
+      "--full-summaries",
+      "keep every Summary whole (default: only what the engine reads; name the file .br or .gz to compress)",
+      false,
+    )
+    .action(
+      async (
+        opts: ClusterCliOptions & {
+          duration: string;
+          interval: string;
+          output: string;
+          fullSummaries: boolean;
+        },
+      ) => {
+        const { recordCommand } = await import("./commands/record.js");
+        process.exitCode = await recordCommand(opts);
+      },
+    );
 
   withNodeLocalOptions(
     withClusterOptions(
@@ -127,7 +144,15 @@ function program(): Command {
     .option("--interval <duration>", "loop period (the kubelet's housekeeping interval is 10s)", "10s")
     .option("--listen <host:port>", "HTTP: /healthz /metrics /status /stats/summary", "127.0.0.1:9090")
     .option("--decision-log <file>", "write every decision as JSON lines (the replay step records)")
-    .option("--record <file>", "write a replayable trace (JSONL) of every sample the loop acted on")
+    .option(
+      "--record <file>",
+      "write a replayable trace (JSONL; .br or .gz compresses it) of every sample the loop acted on",
+    )
+    .option(
+      "--full-summaries",
+      "with --record: keep every Summary whole, not only what the engine reads",
+      false,
+    )
     .action(async (opts: WatchCliOptions) => {
       const { watchCommand } = await import("./commands/watch.js");
       process.exitCode = await watchCommand(opts);

@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { promisify } from "node:util";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { EVICTD_BIN, REPO_ROOT } from "../harness/node-harness.js";
 import { startFakeApiServer, type FakeApiServer } from "../harness/fake-api-server/fake-api-server.js";
 
@@ -171,6 +172,41 @@ describe("cluster commands", () => {
         r.stderr,
         /^evictd: the Summary from API server proxy .* does not decode: .*node\.memory/m,
       );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("record -o *.br / *.gz: lean Summaries, compressed, replayable; --full-summaries keeps them whole", async () => {
+    const { server, node, dir } = await fixture();
+    try {
+      for (const [name, extra] of [
+        ["lean.jsonl.br", []],
+        ["lean.jsonl.gz", []],
+        ["full.jsonl.br", ["--full-summaries"]],
+      ] as const) {
+        const trace = path.join(dir, name);
+        const run = await evictd(
+          ["record", ...node, "--interval", "200ms", "--duration", "600ms", "-o", trace, ...extra],
+          30_000,
+        );
+        assert.equal(run.code, 0, run.stderr);
+        const bytes = await readFile(trace);
+        assert.notEqual(bytes[0], "{".charCodeAt(0), `${name} is compressed`);
+        const text = (name.endsWith(".br") ? brotliDecompressSync(bytes) : gunzipSync(bytes)).toString(
+          "utf8",
+        );
+        const steps = text
+          .split("\n")
+          .filter((l) => l !== "")
+          .slice(1);
+        assert.equal(steps.length, 4, `${name}: one line per sample`);
+        // summary-1.json carries cpu and network blocks, which the engine never reads.
+        for (const step of steps) assert.equal(step.includes('"cpu"'), extra.length > 0, name);
+        const replay = await evictd(["replay", trace, "--output", "jsonl"]);
+        assert.equal(replay.code, 0, replay.stderr);
+        assert.equal(replay.stdout.split("\n").filter((l) => l.includes('"type":"step"')).length, 4);
+      }
     } finally {
       await server.close();
     }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { apiPodInfo, withNodeLocalMemory } from "../../src/app/cluster/node-local-summary.js";
+import { apiPodInfo, withNodeLocalMemory, withPodMemory } from "../../src/app/cluster/node-local-summary.js";
 import type { NodeLocalMemory, PodMemory } from "../../src/app/cluster/node-memory-port.js";
 import { IssueList } from "../../src/core/issues.js";
 import { decodeSummary } from "../../src/core/summary/decode-summary.js";
@@ -82,6 +82,27 @@ describe("withNodeLocalMemory", () => {
       untouched,
       "a pod without a fresh reading is the Summary's entry itself",
     );
+  });
+
+  test("a memory wake's usage-only figures leave the working set to be read; withPodMemory fills in the picked pod", () => {
+    const usageOnly = new Map<string, PodMemory>([
+      [KSM, { memory: { time: NOW, usageBytes: 310 * MiB }, containersById: new Map() }],
+    ]);
+    const wake = withNodeLocalMemory(summary, { ...local, podsByUid: usageOnly }, pods);
+    const decode = (raw: unknown) => {
+      const issues = new IssueList();
+      const d = decodeSummary(raw, "summary", Date.parse(NOW), issues);
+      assert.ok(d, issues.items.map((i) => i.message).join("; "));
+      return d;
+    };
+    const bound = decode(wake).findPod?.(KSM, "")?.memory;
+    assert.equal(bound?.usageBytes, BigInt(310 * MiB));
+    assert.equal(bound?.workingSetBytes, undefined, "only the usage was read");
+    const refreshed = withPodMemory(wake, byUid, pods);
+    assert.equal(decode(refreshed).findPod?.(KSM, "")?.memory?.workingSetBytes, BigInt(300 * MiB));
+    const others = (wake["pods"] as { podRef: { uid: string } }[]).filter((p) => p.podRef.uid !== KSM);
+    for (const p of others)
+      assert.ok((refreshed["pods"] as unknown[]).includes(p), "the other entries are the same objects");
   });
 
   test("it decodes: memory signals carry the read's time, the filesystem its own", () => {

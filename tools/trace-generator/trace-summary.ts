@@ -375,7 +375,8 @@ export function renderSummary(ctx: ScrapeContext, node: NodeSample, pods: readon
   }
   const memory: Json = {
     time: ctx.time(t),
-    availableBytes: node.capacityMemory - nodeWs,
+    // As cAdvisor reports it: never below 0, even when the working set has passed the capacity.
+    availableBytes: Math.max(0, node.capacityMemory - nodeWs),
     usageBytes: nodeWs + node.pageCache,
     workingSetBytes: nodeWs,
   };

@@ -11,7 +11,7 @@
  * Summary lists but whose cgroup is not found keeps the Summary's figures. Pure.
  */
 import { isRawObject, type RawObject } from "../../core/raw/raw-object.js";
-import type { MemoryStatsJson, NodeLocalMemory } from "./node-memory-port.js";
+import type { MemoryStatsJson, NodeLocalMemory, PodMemory } from "./node-memory-port.js";
 
 /** What the merge needs of an API pod: its identity and its containers' names by container id. */
 export interface ApiPodInfo {
@@ -93,11 +93,28 @@ export function withNodeLocalMemory(
     return withMemory(c, local.pods);
   });
   if (!hasPods) containers.push({ name: "pods", memory: local.pods });
+  return withPodMemory(
+    { ...base, node: { ...node, memory: local.node, systemContainers: containers } },
+    local.podsByUid,
+    pods,
+  );
+}
 
+/**
+ * `summary` with the pods in `podsByUid` given those figures (their containers matched by id), the
+ * other pods' entries left as they are (the same objects). A pod the Summary does not list yet,
+ * and the API knows, gets an entry.
+ */
+export function withPodMemory(
+  summary: unknown,
+  podsByUid: ReadonlyMap<string, PodMemory>,
+  pods: readonly ApiPodInfo[],
+): RawObject {
+  const base: RawObject = isRawObject(summary) ? summary : {};
   const info = new Map(pods.map((p) => [p.uid, p]));
   const namesOf = (uid: string): Map<string, MemoryStatsJson> => {
     const byName = new Map<string, MemoryStatsJson>();
-    const read = local.podsByUid.get(uid);
+    const read = podsByUid.get(uid);
     const names = info.get(uid)?.containerNames;
     if (read === undefined || names === undefined) return byName;
     for (const [id, memory] of read.containersById) {
@@ -112,11 +129,11 @@ export function withNodeLocalMemory(
     const uid = p["podRef"]["uid"];
     if (typeof uid !== "string") return p;
     listed.add(uid);
-    const read = local.podsByUid.get(uid);
+    const read = podsByUid.get(uid);
     if (read === undefined) return p;
     return { ...p, memory: read.memory, containers: containersWithMemory(p["containers"], namesOf(uid)) };
   });
-  for (const [uid, read] of local.podsByUid) {
+  for (const [uid, read] of podsByUid) {
     const pod = info.get(uid);
     if (listed.has(uid) || pod === undefined) continue;
     entries.push({
@@ -125,5 +142,5 @@ export function withNodeLocalMemory(
       memory: read.memory,
     });
   }
-  return { ...base, node: { ...node, memory: local.node, systemContainers: containers }, pods: entries };
+  return { ...base, pods: entries };
 }

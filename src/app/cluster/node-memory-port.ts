@@ -10,7 +10,8 @@ import type { StatsScope } from "../ports.js";
 export interface MemoryStatsJson {
   readonly time: string;
   readonly usageBytes: number | bigint;
-  readonly workingSetBytes: number | bigint;
+  /** Left out of a memory wake's pod figures: usage alone bounds it (see app/loop/bounded-memory-pick). */
+  readonly workingSetBytes?: number | bigint;
   /** Where a limit exists: the limit (the machine's memory for the root) − working set. */
   readonly availableBytes?: number | bigint;
 }
@@ -33,9 +34,12 @@ export interface NodeMemoryPort {
   /** Where the figures come from, for the capability line (`cgroup v2 at /sys/fs/cgroup, systemd driver`). */
   readonly describe: string;
   /**
-   * Reads now. `all` (housekeeping) also looks for pod cgroups that appeared and reads the
-   * containers; a memory wake reads the node, kubepods and the pods already known. `uids` are the
-   * pods the API says are on the node: one not yet known makes the read look for it.
+   * Reads now. `all` (housekeeping) also looks for pod cgroups that appeared and reads every pod
+   * and container in full; a memory wake reads the node and kubepods in full and each known pod's
+   * usage alone (its working set's upper bound; the picked pods are then read with `readPods`).
+   * `uids` are the pods the API says are on the node: one not yet known makes the read look for it.
    */
   read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory;
+  /** The named pods read in full (working sets, containers), those whose cgroup is gone left out. */
+  readPods(uids: readonly string[]): ReadonlyMap<string, PodMemory>;
 }

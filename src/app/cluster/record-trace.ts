@@ -18,6 +18,8 @@ export interface RecordOptions {
   readonly settings: ClusterEvictionSettings;
   /** Where the trace goes, for progress lines. */
   readonly output: string;
+  /** Whole Summaries, or what the engine reads (the default; see TraceHeader.summaries). */
+  readonly summaries?: "lean" | "full";
   /** Starts the trace afresh (an earlier file of that name would otherwise mix with this recording). */
   readonly truncate: () => void;
   /** Appends one whole JSONL line. */
@@ -58,6 +60,7 @@ export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
         node,
         evictedPods: "remove",
         pods: podSet.active(),
+        summaries: o.summaries ?? "lean",
       },
       o.append,
     );

@@ -1,11 +1,13 @@
 /**
  * Writes what a cluster node did as a replay scenario in the JSONL form (docs/replay-format.md):
  * a header line (start, the kubelet's configuration, the Node, the pods active at the start), then
- * one line per sample: its time, the Summary exactly as the kubelet sent it, and the pods that
- * arrived or left since the previous line. Every line is complete when written, so a recording cut
+ * one line per sample: its time, the Summary (by default cut down to what the engine reads, see
+ * core/summary/lean-summary; or exactly as the kubelet sent it), and the pods that arrived or left
+ * since the previous line. Every line is complete when written, so a recording cut
  * short at any moment is still a valid scenario. Pure: lines go to a sink.
  */
 import { formatDurationMs } from "../../core/time/duration.js";
+import { leanSummary } from "../../core/summary/lean-summary.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { LoopStep } from "../loop/eviction-loop.js";
@@ -25,6 +27,11 @@ export interface TraceHeader {
    */
   readonly evictedPods: "remove" | "keep";
   readonly pods: readonly unknown[];
+  /**
+   * `lean` (default): each Summary as the engine reads it (a replay decides the same; a day of a
+   * 110-pod node is some 70 KiB a sample instead of 385); `full`: exactly as the kubelet sent it.
+   */
+  readonly summaries?: "lean" | "full";
 }
 
 export interface TraceStep {
@@ -50,11 +57,13 @@ export class TraceRecorder {
   private readonly active = new Map<string, string>();
   private lastAtMs = -1;
   private count = 0;
+  private readonly shape: (summary: unknown) => unknown;
 
   constructor(header: TraceHeader, sink: (line: string) => void) {
     this.sink = sink;
     this.start = header.start;
     this.evictedPods = header.evictedPods;
+    this.shape = header.summaries === "full" ? (s) => s : leanSummary;
     const pods = header.pods.filter((p) => podIdentity(p) !== undefined);
     for (const p of pods) {
       const id = podIdentity(p);
@@ -103,8 +112,8 @@ export class TraceRecorder {
     this.sink(
       toExactJson({
         at: formatDurationMs(atMs),
-        summary: s.summary,
-        ...(s.afterReclaim !== undefined ? { afterReclaim: s.afterReclaim } : {}),
+        summary: this.shape(s.summary),
+        ...(s.afterReclaim !== undefined ? { afterReclaim: this.shape(s.afterReclaim) } : {}),
         ...(removePods.length > 0 ? { removePods } : {}),
         ...(addPods.length > 0 ? { addPods } : {}),
         ...(s.killFailures !== undefined && s.killFailures.length > 0

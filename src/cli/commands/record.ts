@@ -3,7 +3,7 @@
  * cluster node (see app/cluster/record-trace), appended line by line to the file. Progress goes to
  * stderr; Ctrl-C stops the recording and leaves a valid file.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
+import { createTraceFile, type TraceFile } from "../../formats/scenario/compressed-scenario.js";
 import { destination, pino } from "pino";
 import { recordTrace } from "../../app/cluster/record-trace.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
@@ -19,7 +19,7 @@ import { systemClock } from "../system-clock.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
 export async function recordCommand(
-  opts: ClusterCliOptions & { duration: string; interval: string; output: string },
+  opts: ClusterCliOptions & { duration: string; interval: string; output: string; fullSummaries?: boolean },
 ): Promise<number> {
   const issues: Issue[] = [];
   const connect = connectOptions(opts, issues);
@@ -33,13 +33,17 @@ export async function recordCommand(
   const settings = await clusterEvictionSettings(api, opts.config);
   const stop = stopOnSignals();
   const tty = process.stderr.isTTY;
+  let file: TraceFile | undefined;
   try {
     const r = await recordTrace({
       api,
       settings,
       output: opts.output,
-      truncate: () => writeFileSync(opts.output, ""),
-      append: (line) => appendFileSync(opts.output, line),
+      summaries: opts.fullSummaries === true ? "full" : "lean",
+      truncate: () => {
+        file = createTraceFile(opts.output);
+      },
+      append: (line) => file?.write(line),
       durationMs,
       intervalMs,
       log,
@@ -53,5 +57,6 @@ export async function recordCommand(
     return EXIT.ok;
   } finally {
     stop.dispose();
+    await file?.close();
   }
 }

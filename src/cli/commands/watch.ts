@@ -7,15 +7,21 @@
  * the decision log and a replayable trace of exactly what the loop saw. Logs are JSON lines on
  * stdout (pino). The composition root of the verb: the parts come from app/ and the adapters.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { pino } from "pino";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import { LatestSummary } from "../../app/cluster/latest-summary.js";
-import { apiPodInfo, withNodeLocalMemory, type ApiPodInfo } from "../../app/cluster/node-local-summary.js";
+import {
+  apiPodInfo,
+  withNodeLocalMemory,
+  withPodMemory,
+  type ApiPodInfo,
+} from "../../app/cluster/node-local-summary.js";
 import type { NodeMemoryPort } from "../../app/cluster/node-memory-port.js";
 import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { NodePodSet } from "../../app/cluster/node-pod-set.js";
 import { TraceRecorder, traceStepOf } from "../../app/cluster/trace-recorder.js";
+import { createTraceFile, type TraceFile } from "../../formats/scenario/compressed-scenario.js";
 import { watchCapabilities } from "../../app/cluster/watch-capabilities.js";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
@@ -57,6 +63,8 @@ export interface WatchOptions {
   readonly decisionLog?: string;
   /** Write a replayable JSONL trace of every sample the loop acted on here. */
   readonly recordTo?: string;
+  /** The trace keeps whole Summaries instead of what the engine reads (`--full-summaries`). */
+  readonly fullSummaries?: boolean;
   readonly logger: LoggerPort;
   readonly signal: AbortSignal;
   readonly clock?: ClockPort;
@@ -119,6 +127,9 @@ export async function runWatch(o: WatchOptions): Promise<void> {
           },
           source: `${local.memory.describe} and the Summary API (${api.describe})`,
           clock,
+          // A memory wake reads pods' usage alone; the pods a decision picks are read in full.
+          refreshPods: (raw, uids) =>
+            Promise.resolve(withPodMemory(raw, local.memory.readPods(uids), podInfos())),
         });
   if (local !== undefined) await latest.refresh(o.signal);
   // The first sample decides the filesystem layout, as in replay.
@@ -136,6 +147,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   // goes through the finally that stops it, or the process would never exit.
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let recorder: TraceRecorder | undefined;
+  let traceFile: TraceFile | undefined;
   try {
     await Promise.race([
       podSet.waitForSync(),
@@ -178,7 +190,8 @@ export async function runWatch(o: WatchOptions): Promise<void> {
         log.warn({ err: String(e) }, "cannot read the Node object for the trace; recording without it");
         return undefined;
       });
-      writeFileSync(file, "");
+      const trace = createTraceFile(file);
+      traceFile = trace;
       recorder = new TraceRecorder(
         {
           start: startedAt,
@@ -187,8 +200,9 @@ export async function runWatch(o: WatchOptions): Promise<void> {
           ...(node !== undefined ? { node } : {}),
           evictedPods: o.mode === "shadow" ? "keep" : "remove",
           pods: podSet.active(),
+          summaries: o.fullSummaries === true ? "full" : "lean",
         },
-        (line) => appendFileSync(file, line),
+        (line) => trace.write(line),
       );
     }
 
@@ -261,6 +275,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
     o.signal.removeEventListener("abort", stopBackground);
     await watching.catch(() => undefined);
     await server?.close();
+    await traceFile?.close();
     if (server !== undefined) log.info({ steps: recorder?.steps }, "evictd watch stopped");
   }
 }
@@ -272,6 +287,7 @@ export interface WatchCliOptions extends ClusterCliOptions, NodeLocalCliOptions 
   readonly listen: string;
   readonly decisionLog?: string;
   readonly record?: string;
+  readonly fullSummaries?: boolean;
 }
 
 export async function watchCommand(opts: WatchCliOptions): Promise<number> {
@@ -307,6 +323,7 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       ...(opts.config !== undefined ? { configFile: opts.config } : {}),
       ...(opts.decisionLog !== undefined ? { decisionLog: opts.decisionLog } : {}),
       ...(opts.record !== undefined ? { recordTo: opts.record } : {}),
+      ...(opts.fullSummaries === true ? { fullSummaries: true } : {}),
       logger: log,
       signal: stop.signal,
       clock: systemClock,

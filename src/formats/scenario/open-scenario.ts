@@ -1,12 +1,14 @@
 /**
  * Opens a scenario for `evictd replay`, whatever its form: a JSONL trace (by its name, or by its
- * first lines) streams step by step; anything else is read whole as one YAML or JSON document, as
- * before. Both come back as a ScenarioStream.
+ * first lines) streams step by step, also compressed (`.gz`, `.br`, or gzip's magic bytes; see
+ * compressed-scenario.ts); anything else is read whole as one YAML or JSON document, as before.
+ * All come back as a ScenarioStream.
  */
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Issue } from "../../core/issues.js";
 import { describeReadError, decodeText, parseStructuredText, readTextFile } from "../structured-file.js";
+import { compressionOf, decompress, type Compression } from "./compressed-scenario.js";
 import { isJsonlFileName, sniffJsonl } from "./jsonl-detect.js";
 import { linesOfChunks, linesOfText } from "./jsonl-lines.js";
 import { readJsonlScenario } from "./jsonl-scenario.js";
@@ -39,11 +41,15 @@ async function fromText(
 }
 
 /** The first bytes of a regular file, and whether they are all of it. */
-function readHead(fd: number, size: number): { text: string; complete: boolean } {
+function readHead(fd: number, size: number): { text: string; bytes: Buffer; complete: boolean } {
   const buffer = Buffer.alloc(Math.min(size, SNIFF_BYTES));
   // Positional: the file offset stays at 0 for whoever reads the file next.
   const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
-  return { text: buffer.toString("utf8", 0, bytesRead), complete: bytesRead === size };
+  return {
+    text: buffer.toString("utf8", 0, bytesRead),
+    bytes: buffer.subarray(0, bytesRead),
+    complete: bytesRead === size,
+  };
 }
 
 /**
@@ -66,6 +72,42 @@ function* fileChunks(fd: number): Generator<Uint8Array> {
 }
 
 /**
+ * A compressed JSONL scenario from its bytes; a stream that ends mid-way is read to its last whole
+ * line and reported as a warning (a recording cut short), not as an error.
+ */
+async function fromCompressed(
+  input: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  kind: Compression,
+  label: string,
+  baseDir: string,
+): Promise<OpenedScenario> {
+  const inflated = decompress(input, kind);
+  const opened = await readJsonlScenario(linesOfChunks(inflated.chunks, describeReadError), label, baseDir);
+  if (!opened.ok) return opened;
+  const { stream } = opened;
+  return {
+    ok: true,
+    stream: {
+      header: stream.header,
+      steps: stream.steps,
+      issues: () =>
+        inflated.truncated()
+          ? [
+              ...stream.issues(),
+              {
+                severity: "warning",
+                path: "scenario",
+                code: "truncated",
+                message: `the ${kind} stream ends mid-way (a recording cut short?): replayed up to its last whole line`,
+                file: label,
+              },
+            ]
+          : stream.issues(),
+    },
+  };
+}
+
+/**
  * Opens the scenario file `file` (named in issues as given). A regular file is looked at, then read
  * from its start as JSONL or as a document; anything else (a pipe, `/dev/stdin`) is read once, as a
  * stream, like stdin.
@@ -85,12 +127,22 @@ export async function openScenarioFile(file: string): Promise<OpenedScenario> {
   }
   if (fd !== undefined && kind === "stream") {
     const chunks = createReadStream(file, { fd, highWaterMark: CHUNK_BYTES }); // reads `fd`
+    const compression = compressionOf(file);
+    if (compression !== undefined) return fromCompressed(chunks, compression, file, baseDir);
     if (isJsonlFileName(file))
       return readJsonlScenario(linesOfChunks(chunks, describeReadError), file, baseDir);
     return openScenarioInput(chunks, file, baseDir);
   }
   let verdict: boolean | undefined;
   if (fd !== undefined && kind === "regular") {
+    let compression: Compression | undefined;
+    try {
+      compression = compressionOf(file, readHead(fd, Math.min(size, 2)).bytes);
+    } catch {
+      compression = compressionOf(file);
+    }
+    // The chunk reader owns the file from here, and closes it.
+    if (compression !== undefined) return fromCompressed(fileChunks(fd), compression, file, baseDir);
     try {
       if (isJsonlFileName(file)) verdict = true;
       else {
@@ -144,6 +196,9 @@ export async function openScenarioInput(
     if (ended) return;
     for (let r = await iterator.next(); r.done !== true; r = await iterator.next()) yield r.value;
   }
+  const first = head[0];
+  const compression = first === undefined ? undefined : compressionOf(label, first);
+  if (compression !== undefined) return fromCompressed(chunks(), compression, label, baseDir);
   if (verdict === true) return readJsonlScenario(linesOfChunks(chunks(), describeReadError), label, baseDir);
   const all: Uint8Array[] = [];
   try {

@@ -106,7 +106,8 @@ export class KubeletMemoryReader implements NodeMemoryPort {
 
   read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory {
     const full = scope === "all";
-    if (full || uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan();
+    if (full) this.#pods = this.#tree.scan();
+    else if (uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan(this.#pods);
     if (full || !this.#limitsRead) this.#readLimits();
     const time = formatRfc3339Nano(this.#clock.nowNs());
     const api = this.#tree.api;
@@ -115,33 +116,65 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     const pods = memoryStats(time, kubepods.usage, kubepods.workingSet, this.#kubepodsLimit);
     const podsByUid = new Map<string, PodMemory>();
     for (const [uid, pod] of this.#pods) {
-      let memory: MemoryStatsJson;
-      try {
-        const m = this.#cgroup(pod.dir);
-        memory = memoryStats(time, m.usage, m.workingSet, undefined);
-      } catch (error) {
-        if (error instanceof AdapterError && error.code === "cgroup-not-found") continue; // it just went
-        throw error;
-      }
-      const containersById = new Map<string, MemoryStatsJson>();
-      if (full) {
-        for (const [id, dir] of pod.containers) {
-          try {
-            const m = this.#cgroup(dir);
-            containersById.set(id, memoryStats(time, m.usage, m.workingSet, undefined));
-          } catch (error) {
-            if (!(error instanceof AdapterError && error.code === "cgroup-not-found")) throw error;
-          }
-        }
-      }
-      podsByUid.set(uid, { memory, containersById });
+      const read = full ? this.#podInFull(pod, time) : this.#podUsage(pod, time);
+      if (read !== undefined) podsByUid.set(uid, read);
+      // Its cgroup is gone: forget it rather than fail to read it on every wake until housekeeping.
+      else this.#pods.delete(uid);
     }
     if (full) this.#files.sweep();
     return { node, pods, podsByUid };
   }
 
+  readPods(uids: readonly string[]): ReadonlyMap<string, PodMemory> {
+    const time = formatRfc3339Nano(this.#clock.nowNs());
+    const out = new Map<string, PodMemory>();
+    for (const uid of uids) {
+      const pod = this.#pods.get(uid);
+      const read = pod === undefined ? undefined : this.#podInFull(pod, time);
+      if (read !== undefined) out.set(uid, read);
+    }
+    return out;
+  }
+
   close(): void {
     this.#files.close();
+  }
+
+  /** A pod's working set and its containers'; undefined when its cgroup just went. */
+  #podInFull(pod: KubeletPodCgroup, time: string): PodMemory | undefined {
+    let memory: MemoryStatsJson;
+    try {
+      const m = this.#cgroup(pod.dir);
+      memory = memoryStats(time, m.usage, m.workingSet, undefined);
+    } catch (error) {
+      if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
+      throw error;
+    }
+    const containersById = new Map<string, MemoryStatsJson>();
+    for (const [id, dir] of pod.containers) {
+      try {
+        const m = this.#cgroup(dir);
+        containersById.set(id, memoryStats(time, m.usage, m.workingSet, undefined));
+      } catch (error) {
+        if (!(error instanceof AdapterError && error.code === "cgroup-not-found")) throw error;
+      }
+    }
+    return { memory, containersById };
+  }
+
+  /**
+   * A pod's usage alone: on a memory wake, memory.stat (v1 sums it over the subtree) is the dearest
+   * file of a read, and usage bounds the working set from above.
+   */
+  #podUsage(pod: KubeletPodCgroup, time: string): PodMemory | undefined {
+    const file = path.join(pod.dir, FILES[this.#tree.api].usage);
+    try {
+      const usage = integer(file, this.#files.read(file));
+      return { memory: { time, usageBytes: counter(usage) }, containersById: new Map() };
+    } catch (error) {
+      if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
+      throw error;
+    }
   }
 
   #readLimits(): void {
