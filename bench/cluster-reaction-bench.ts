@@ -36,7 +36,12 @@ import {
   type FakeApiServer,
   type RecordedRequest,
 } from "../test/harness/fake-api-server/fake-api-server.js";
-import { apiPod, clusterDataOptions, writeClusterData } from "../test/harness/kubelet-node-cluster.js";
+import {
+  apiPod,
+  clusterDataOptions,
+  startResidents,
+  writeClusterData,
+} from "../test/harness/kubelet-node-cluster.js";
 import {
   containerId,
   KubeletNode,
@@ -137,35 +142,7 @@ interface Bench {
 async function startBench(mode: StatsMode, pods: number, driver: KubeletDriver): Promise<Bench> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `evictd-cluster-bench-${mode}-`));
   const node = new KubeletNode(driver, CAPACITY);
-  const sleeper = ["/bin/sh", "-c", "exec sleep 86400"];
-  const api = [];
-  const residents: {
-    name: string;
-    qos: "Guaranteed" | "Burstable" | "BestEffort";
-    namespace?: string;
-    priorityClassName?: string;
-    priority?: number;
-  }[] = [
-    { name: "guaranteed", qos: "Guaranteed" as const },
-    { name: "besteffort", qos: "BestEffort" as const },
-    {
-      name: "critical",
-      qos: "Burstable" as const,
-      namespace: "kube-system",
-      priorityClassName: "system-node-critical",
-      priority: 2000001000,
-    },
-  ];
-  for (let i = 0; i < pods - 1 - RESIDENTS; i++)
-    residents.push({
-      name: `idle-${i}`,
-      qos: i % 3 === 0 ? "BestEffort" : i % 3 === 1 ? "Burstable" : "Guaranteed",
-    });
-  for (const r of residents) {
-    const id = containerId();
-    const pod = node.addPod({ qos: r.qos, containers: [{ id, argv: sleeper }] });
-    api.push(apiPod(NODE_NAME, { ...r, uid: pod.uid, containers: [{ name: "main", id }] }));
-  }
+  const api = startResidents(node, NODE_NAME, pods - 1 - RESIDENTS);
   writeClusterData(dir, { nodeName: NODE_NAME, driver, pods: api });
   const server = await startFakeApiServer(clusterDataOptions(dir, NODE_NAME));
   const evictions: RecordedRequest[] = [];

@@ -20,7 +20,12 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { rampPodCommand, parseRampNotes } from "../../bench/ramp-pod.js";
 import { startFakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
-import { apiPod, clusterDataOptions, writeClusterData } from "../harness/kubelet-node-cluster.js";
+import {
+  apiPod,
+  clusterDataOptions,
+  startResidents,
+  writeClusterData,
+} from "../harness/kubelet-node-cluster.js";
 import {
   containerId,
   KubeletNode,
@@ -40,8 +45,6 @@ after(() => {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
-const sleeper = (): string[] => ["/bin/sh", "-c", "exec sleep 600"];
-
 async function scenario(driver: KubeletDriver): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `evictd-node-local-${driver}-`));
   temps.push(dir);
@@ -51,21 +54,7 @@ async function scenario(driver: KubeletDriver): Promise<void> {
   const server = { current: undefined as Awaited<ReturnType<typeof startFakeApiServer>> | undefined };
   try {
     // Residents: Guaranteed, BestEffort and a critical pod, a few MiB each; then the ramp pod.
-    const residents = [
-      { name: "guaranteed", qos: "Guaranteed" as const },
-      { name: "besteffort", qos: "BestEffort" as const },
-      {
-        name: "critical",
-        qos: "Burstable" as const,
-        namespace: "kube-system",
-        priorityClassName: "system-node-critical",
-        priority: 2000001000,
-      },
-    ].map((r) => {
-      const id = containerId();
-      const pod = node.addPod({ qos: r.qos, containers: [{ id, argv: sleeper() }] });
-      return apiPod(nodeName, { ...r, uid: pod.uid, containers: [{ name: "main", id }] });
-    });
+    const residents = startResidents(node, nodeName);
     const notes = path.join(dir, "ramp.notes");
     const rampId = containerId();
     const rampUid = "6f1d3c2a-8b7e-4d5f-9a0b-1c2d3e4f5a6b";

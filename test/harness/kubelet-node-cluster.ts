@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stringify as stringifyYaml, parse as parseYaml } from "yaml";
 import type { FakePod } from "./fake-api-server/fake-api-server.js";
-import type { KubeletDriver, Qos } from "./kubelet-node.js";
+import { containerId, type KubeletDriver, type KubeletNode, type Qos } from "./kubelet-node.js";
 import { REAL_DATA } from "../support/repo-paths.js";
 
 export interface ApiPodSpec {
@@ -123,4 +123,36 @@ export function clusterDataOptions(dir: string, nodeName: string) {
     kubeletConfigFile: "kubeletconfig.yaml",
     deletion: "hold" as const,
   };
+}
+
+/**
+ * The residents of the reaction node, each a `sleep` in its own pod and container cgroup, and their
+ * API pods: Guaranteed, BestEffort and a system-node-critical one, then `idle` more pods (a third
+ * each BestEffort, Burstable, Guaranteed) for a real-sized node.
+ */
+export function startResidents(node: KubeletNode, nodeName: string, idle = 0): FakePod[] {
+  const residents: ApiPodSpec[] = [
+    { name: "guaranteed", qos: "Guaranteed", uid: "", containers: [] },
+    { name: "besteffort", qos: "BestEffort", uid: "", containers: [] },
+    {
+      name: "critical",
+      qos: "Burstable",
+      uid: "",
+      containers: [],
+      namespace: "kube-system",
+      priorityClassName: "system-node-critical",
+      priority: 2000001000,
+    },
+  ];
+  const tiers: readonly Qos[] = ["BestEffort", "Burstable", "Guaranteed"];
+  for (let i = 0; i < idle; i++)
+    residents.push({ name: `idle-${i}`, qos: tiers[i % 3] ?? "BestEffort", uid: "", containers: [] });
+  return residents.map((r) => {
+    const id = containerId();
+    const pod = node.addPod({
+      qos: r.qos,
+      containers: [{ id, argv: ["/bin/sh", "-c", "exec sleep 86400"] }],
+    });
+    return apiPod(nodeName, { ...r, uid: pod.uid, containers: [{ name: "main", id }] });
+  });
 }

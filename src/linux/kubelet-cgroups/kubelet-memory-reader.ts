@@ -22,22 +22,26 @@ import type { StatsScope } from "../../app/ports.js";
 import { AdapterError } from "../../errors.js";
 import { formatRfc3339Nano } from "../../core/time/rfc3339.js";
 import { NanoClock } from "../node-stats/nano-clock.js";
+import type { CgroupRef } from "../cgroups/cgroup-driver.js";
+import {
+  readUsage,
+  readWorkingSet,
+  type CgroupLocator,
+  type KnownLimits,
+  type ReadText,
+  type WorkingSetReading,
+} from "../node-stats/cgroup-stats-reader.js";
 import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
 import { counter } from "../node-stats/summary-json.js";
 import { parseMeminfo } from "../procfs.js";
 import type { KubeletCgroupTree, KubeletPodCgroup } from "./kubelet-cgroup-tree.js";
 
-/** v1 writes "unlimited" as the largest page-aligned int64. */
-const V1_UNLIMITED_FROM = 1n << 62n;
+/** The cgroup readers address cgroups through a driver; here a cgroup is its memory directory. */
+function locator(api: "v1" | "v2"): CgroupLocator {
+  return { api, directories: (ref) => ({ memory: ref.path, pids: undefined, unified: undefined }) };
+}
 
-const FILES = {
-  v1: {
-    usage: "memory.usage_in_bytes",
-    limit: "memory.limit_in_bytes",
-    inactive: /^total_inactive_file (\d+)$/m,
-  },
-  v2: { usage: "memory.current", limit: "memory.max", inactive: /^inactive_file (\d+)$/m },
-} as const;
+const at = (dir: string): CgroupRef => ({ kind: "pod", path: dir });
 
 function statLine(file: string, text: string, pattern: RegExp): bigint {
   const m = pattern.exec(text);
@@ -47,13 +51,6 @@ function statLine(file: string, text: string, pattern: RegExp): bigint {
       `cannot parse ${file}: no ${pattern.source.replace(/[\^$()\\d+ ]/g, "")} line`,
     );
   return BigInt(m[1]);
-}
-
-function integer(file: string, text: string): bigint {
-  const t = text.trim();
-  if (!/^\d+$/.test(t))
-    throw new AdapterError("cgroup-parse", `cannot parse ${file}: ${JSON.stringify(t)} is not an integer`);
-  return BigInt(t);
 }
 
 /** `MemoryStats`: availableBytes = limit − working set (clamped at 0) where there is a limit, as cAdvisor. */
@@ -82,12 +79,15 @@ export class KubeletMemoryReader implements NodeMemoryPort {
   readonly #clock: NanoClock;
   readonly #memTotal: bigint;
   #pods = new Map<string, KubeletPodCgroup>();
-  #kubepodsLimit: bigint | undefined;
-  #nodeLimit: bigint | undefined;
-  #limitsRead = false;
+  readonly #locate: CgroupLocator;
+  readonly #read: ReadText;
+  /** Limits are read on full reads and reused on memory wakes (they change only by hand). */
+  #limits: KnownLimits = { byDir: new Map(), reuse: false };
 
   constructor(tree: KubeletCgroupTree, options: KubeletMemoryReaderOptions = {}) {
     this.#tree = tree;
+    this.#locate = locator(tree.api);
+    this.#read = (file) => this.#files.read(file);
     this.#clock = options.clock ?? new NanoClock();
     const meminfoPath = path.join(options.procRoot ?? "/proc", "meminfo");
     const meminfo = parseMeminfo(readFileSync(meminfoPath, "utf8"));
@@ -108,12 +108,12 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     const full = scope === "all";
     if (full) this.#pods = this.#tree.scan();
     else if (uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan(this.#pods);
-    if (full || !this.#limitsRead) this.#readLimits();
+    this.#limits = full ? { byDir: new Map(), reuse: false } : { byDir: this.#limits.byDir, reuse: true };
     const time = formatRfc3339Nano(this.#clock.nowNs());
     const api = this.#tree.api;
     const node = this.#tree.nodeIsRoot && api === "v2" ? this.#rootV2(time) : this.#nodeCgroup(time);
-    const kubepods = this.#cgroup(this.#tree.kubepodsDir);
-    const pods = memoryStats(time, kubepods.usage, kubepods.workingSet, this.#kubepodsLimit);
+    const kubepods = readWorkingSet(this.#locate, at(this.#tree.kubepodsDir), this.#read, this.#limits);
+    const pods = memoryStats(time, kubepods.usageBytes, kubepods.workingSetBytes, kubepods.limitBytes);
     const podsByUid = new Map<string, PodMemory>();
     for (const [uid, pod] of this.#pods) {
       const read = full ? this.#podInFull(pod, time) : this.#podUsage(pod, time);
@@ -145,7 +145,7 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     let memory: MemoryStatsJson;
     try {
       const m = this.#cgroup(pod.dir);
-      memory = memoryStats(time, m.usage, m.workingSet, undefined);
+      memory = memoryStats(time, m.usageBytes, m.workingSetBytes, undefined);
     } catch (error) {
       if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
       throw error;
@@ -154,7 +154,7 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     for (const [id, dir] of pod.containers) {
       try {
         const m = this.#cgroup(dir);
-        containersById.set(id, memoryStats(time, m.usage, m.workingSet, undefined));
+        containersById.set(id, memoryStats(time, m.usageBytes, m.workingSetBytes, undefined));
       } catch (error) {
         if (!(error instanceof AdapterError && error.code === "cgroup-not-found")) throw error;
       }
@@ -167,9 +167,8 @@ export class KubeletMemoryReader implements NodeMemoryPort {
    * file of a read, and usage bounds the working set from above.
    */
   #podUsage(pod: KubeletPodCgroup, time: string): PodMemory | undefined {
-    const file = path.join(pod.dir, FILES[this.#tree.api].usage);
     try {
-      const usage = integer(file, this.#files.read(file));
+      const usage = readUsage(this.#locate, at(pod.dir), this.#read);
       return { memory: { time, usageBytes: counter(usage) }, containersById: new Map() };
     } catch (error) {
       if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
@@ -177,33 +176,16 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     }
   }
 
-  #readLimits(): void {
-    const limit = (dir: string): bigint | undefined => {
-      const file = path.join(dir, FILES[this.#tree.api].limit);
-      const text = this.#files.read(file).trim();
-      if (text === "max") return undefined;
-      const value = integer(file, text);
-      return value >= V1_UNLIMITED_FROM ? undefined : value;
-    };
-    this.#kubepodsLimit = limit(this.#tree.kubepodsDir);
-    this.#nodeLimit = this.#tree.nodeIsRoot ? undefined : limit(this.#tree.nodeDir);
-    this.#limitsRead = true;
-  }
-
-  /** usage and usage − inactive_file of a (non-root) cgroup. */
-  #cgroup(dir: string): { usage: bigint; workingSet: bigint } {
-    const files = FILES[this.#tree.api];
-    const usagePath = path.join(dir, files.usage);
-    const statPath = path.join(dir, "memory.stat");
-    const usage = integer(usagePath, this.#files.read(usagePath));
-    const inactive = statLine(statPath, this.#files.read(statPath), files.inactive);
-    return { usage, workingSet: usage > inactive ? usage - inactive : 0n };
+  /** Usage and working set of a pod or container cgroup (its limit, unused, is read once). */
+  #cgroup(dir: string): WorkingSetReading {
+    return readWorkingSet(this.#locate, at(dir), this.#read, { byDir: this.#limits.byDir, reuse: true });
   }
 
   /** The node cgroup on v1 (the root has the usual files there) or a nested node. */
   #nodeCgroup(time: string): MemoryStatsJson {
-    const m = this.#cgroup(this.#tree.nodeDir);
-    return memoryStats(time, m.usage, m.workingSet, this.#nodeLimit ?? this.#memTotal);
+    const m = readWorkingSet(this.#locate, at(this.#tree.nodeDir), this.#read, this.#limits);
+    const limit = this.#tree.nodeIsRoot ? undefined : m.limitBytes;
+    return memoryStats(time, m.usageBytes, m.workingSetBytes, limit ?? this.#memTotal);
   }
 
   /** The v2 root: anon + file of its memory.stat as usage (runc's rootStatsFromMeminfo). */

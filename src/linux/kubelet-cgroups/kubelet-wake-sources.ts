@@ -9,17 +9,12 @@
  *   up), and the working-set pollers (the root's read from memory.stat, which is all it has).
  * Every wake is a hint to look now: the loop reads fresh figures and decides from them.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Threshold } from "../../core/model.js";
 import { MemcgThresholdNotifier } from "../notify/memcg-threshold-notifier.js";
 import { MemoryEventsWatcher } from "../notify/memory-events-watcher.js";
 import type { MemoryThresholdSource } from "../notify/notification-wake-port.js";
-import {
-  hasSysResourceCapability,
-  psiTriggerSpecFor,
-  type WakeSourcePlan,
-} from "../notify/plan-wake-sources.js";
+import { ownPsiTriggerSpec, type WakeSourcePlan } from "../notify/plan-wake-sources.js";
 import { PsiTrigger } from "../notify/psi-trigger.js";
 import type { WakeSource } from "../notify/wake-source.js";
 import { WorkingSetPoller } from "../notify/working-set-poller.js";
@@ -67,15 +62,7 @@ export function planKubeletWakeSources(o: KubeletWakeOptions): WakeSourcePlan {
       ],
     };
   }
-  let status = o.procStatus;
-  if (status === undefined) {
-    try {
-      status = readFileSync("/proc/self/status", "utf8");
-    } catch {
-      status = "";
-    }
-  }
-  const spec = psiTriggerSpecFor(hasSysResourceCapability(status));
+  const spec = ownPsiTriggerSpec(o.procStatus);
   const pressureFile = tree.nodeIsRoot
     ? path.join(o.procRoot ?? "/proc", "pressure", "memory")
     : path.join(tree.nodeDir, "memory.pressure");

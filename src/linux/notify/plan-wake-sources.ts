@@ -43,6 +43,19 @@ export function psiTriggerSpecFor(privileged: boolean): { kind: "some"; stallUs:
     : { kind: "some", stallUs: 200_000, windowUs: 2_000_000 };
 }
 
+/** The trigger spec for this process: /proc/self/status (or `procStatus`) says whether it is privileged. */
+export function ownPsiTriggerSpec(procStatus?: string): ReturnType<typeof psiTriggerSpecFor> {
+  let status = procStatus;
+  if (status === undefined) {
+    try {
+      status = readFileSync("/proc/self/status", "utf8");
+    } catch {
+      status = "";
+    }
+  }
+  return psiTriggerSpecFor(hasSysResourceCapability(status));
+}
+
 export interface PlanOptions {
   readonly notifications: boolean;
   readonly housekeepingIntervalMs: number;
@@ -102,15 +115,7 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   const others: WakeSource[] = [];
   const lines: string[] = [];
   if (nodeFiles.api === "v2") {
-    let status = o.procStatus;
-    if (status === undefined) {
-      try {
-        status = readFileSync("/proc/self/status", "utf8");
-      } catch {
-        status = "";
-      }
-    }
-    const spec = psiTriggerSpecFor(hasSysResourceCapability(status));
+    const spec = ownPsiTriggerSpec(o.procStatus);
     others.push(new PsiTrigger({ ...spec, path: nodeFiles.memoryPressureFile }));
     lines.push(
       `PSI trigger (some ${spec.stallUs / 1000} ms stall in ${spec.windowUs / 1000} ms) on the node cgroup`,
