@@ -31,7 +31,8 @@ function program(): Command {
     .description("Run the eviction engine over a scenario or recorded trace and print every decision")
     .argument("<scenario>", "scenario file (YAML, JSON or JSONL), or - for stdin")
     .option("-o, --output <format>", "jsonl | table (default: table on a terminal, else jsonl)")
-    .action(async (scenario: string, opts: { output?: string }) => {
+    .option("--report <file>", "also write an HTML report (charts, decisions, configuration) to FILE")
+    .action(async (scenario: string, opts: { output?: string; report?: string }) => {
       const { replayCommand } = await import("./commands/replay.js");
       process.exitCode = await replayCommand(scenario, opts);
     });

@@ -8,6 +8,7 @@ import http from "node:http";
 import https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { AdapterError } from "../errors.js";
+import { KeepAliveAgents } from "./keep-alive-agents.js";
 
 /** Headers and agent for one request. */
 export interface PreparedRequest {
@@ -39,6 +40,7 @@ export interface KubeletTls {
 /** The API server of the kubeconfig's current context. */
 export function apiServerEndpoint(kc: KubeConfig, server: string, identity: string): KubeEndpoint {
   const baseUrl = new URL(server);
+  const agents = new KeepAliveAgents();
   return {
     kind: "apiserver",
     baseUrl,
@@ -47,7 +49,7 @@ export function apiServerEndpoint(kc: KubeConfig, server: string, identity: stri
       const options = await credentialOptions(kc, identity);
       return {
         headers: headerRecord(options.headers),
-        agent: agentOf(options),
+        agent: agents.reuse(agentOf(options)),
         auth: options.auth ?? undefined,
       };
     },
@@ -63,6 +65,7 @@ export function kubeletEndpoint(
   identity: string,
 ): KubeEndpoint {
   const baseUrl = new URL(`https://${host.includes(":") ? `[${host}]` : host}:${port}`);
+  const agents = new KeepAliveAgents();
   return {
     kind: "kubelet",
     baseUrl,
@@ -76,7 +79,11 @@ export function kubeletEndpoint(
         ...(tls.ca !== undefined ? { ca: tls.ca } : options.ca === undefined ? {} : { ca: options.ca }),
         rejectUnauthorized: !tls.insecure,
       });
-      return { headers: headerRecord(options.headers), agent, auth: options.auth ?? undefined };
+      return {
+        headers: headerRecord(options.headers),
+        agent: agents.reuse(agent),
+        auth: options.auth ?? undefined,
+      };
     },
   };
 }

@@ -26,6 +26,7 @@ export function daemonStepRecord(step: LoopStepData, startedAt: number): Record<
     })),
     admission: [],
     activeAfter: [],
+    summary: undefined,
   });
   const reaction = step.evictions.map((e) => e.reactionMs);
   return {

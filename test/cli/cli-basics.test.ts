@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { readLinesThenClose } from "../support/early-reader.js";
 import { CLI_SKIP, REPO_ROOT, assertNoCrash, runEvictd, stderrLines } from "./evictd-cli.js";
@@ -23,6 +24,21 @@ describe("evictd's command line", { skip: CLI_SKIP }, () => {
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout, `${version}\n`);
     }
+  });
+
+  test("the CLI runs as an executable through its shebang (env -S node with the daemon's flags)", () => {
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const bin = join(REPO_ROOT, "bin", "evictd.js");
+    // The node on PATH, as for a user; this test's own node first, so the versions agree.
+    const r = spawnSync(bin, ["--version"], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}` },
+    });
+    assert.equal(r.error, undefined, String(r.error));
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${version}\n`);
   });
 
   test("demo --seconds that is not a positive number is a usage error naming the option and value", () => {

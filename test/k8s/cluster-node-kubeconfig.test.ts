@@ -189,6 +189,21 @@ describe("a TLS API server", () => {
     assert.equal(((await node.summary()) as { node: { nodeName: string } }).node.nodeName, NODE);
   });
 
+  test("calls share one kept-alive connection: one TLS handshake, not one per request", async () => {
+    const file = await server.writeKubeconfig(path.join(dir, "keep-alive"));
+    const node = await connectClusterNode({ nodeName: NODE, kubeconfig: file, sleep: noWait });
+    await node.summary();
+    const before = server.connectionsAccepted;
+    server.clearRequests();
+    for (let i = 0; i < 5; i++) {
+      await node.summary();
+      await node.listPods();
+    }
+    assert.equal(server.requests.length, 10, "every call reached the server");
+    // Before: a new agent from client-node for each call, so a connection and a handshake each.
+    assert.equal(server.connectionsAccepted - before, 0, "no new connection after the first call");
+  });
+
   test("without it the certificate is refused: kube-tls, no retries, a hint", async () => {
     const file = await writeKubeconfig(path.join(dir, "no-ca"), [
       { name: "no-ca", server: server.url, token: server.token },

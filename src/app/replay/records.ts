@@ -92,7 +92,8 @@ function observationsRecord(observations: Observations): Partial<Record<Signal, 
   return out;
 }
 
-function evictionRecord(e: Eviction, kill: StepOutcome["kills"][number] | undefined): EvictionRecord {
+/** An eviction as the step record prints it (also the report's decision cards). */
+export function evictionRecord(e: Eviction, kill: StepOutcome["kills"][number] | undefined): EvictionRecord {
   return {
     pod: e.pod.key,
     uid: e.pod.uid,

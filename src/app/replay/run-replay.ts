@@ -28,6 +28,8 @@ export interface StepOutcome {
   readonly admission: readonly { readonly pod: Pod; readonly result: AdmitResult }[];
   /** Active pods after the step (for explanations). */
   readonly activeAfter: readonly Pod[];
+  /** The summary the step decided from (the last one seen, or the one after reclaim). */
+  readonly summary: NodeSummary | undefined;
 }
 
 export interface ReplayPlan {
@@ -169,7 +171,7 @@ export class Replayer {
     }
     this.active = active;
     const admission = step.admit.map((pod) => ({ pod, result: admitPod(pod, this.state.nodeConditions) }));
-    this.emit({ step, time, report, kills, admission, activeAfter: active }, plan);
+    this.emit({ step, time, report, kills, admission, activeAfter: active, summary: this.summary }, plan);
   }
 }
 

@@ -13,8 +13,15 @@ import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
 import { HeldOutput } from "../output/held-output.js";
 import { isBrokenPipe, onReaderGone } from "../output/broken-pipe.js";
+import { ReplayProgress } from "../output/replay-progress.js";
+import { writeFileAtomic } from "../../runtime/pod-status-file.js";
+import { packageVersion } from "../package-version.js";
+import { basename } from "node:path";
 
-export async function replayCommand(source: string, opts: { output?: string }): Promise<number> {
+export async function replayCommand(
+  source: string,
+  opts: { output?: string; report?: string },
+): Promise<number> {
   const output = opts.output ?? (process.stdout.isTTY ? "table" : "jsonl");
   if (output !== "jsonl" && output !== "table") {
     throw new InputError([
@@ -43,14 +50,35 @@ export async function replayCommand(source: string, opts: { output?: string }): 
       sink.write("\n");
     }
   };
-  const replayer = header === undefined ? undefined : new Replayer(header, emit);
+  // The report's modules (and d3) are loaded only for a report.
+  const reporting =
+    opts.report === undefined || header === undefined
+      ? undefined
+      : await Promise.all([
+          import("../../app/report/report-data.js"),
+          import("../../app/report/report-html.js"),
+        ]);
+  const report =
+    reporting === undefined || header === undefined
+      ? undefined
+      : new reporting[0].ReportCollector(source === "-" ? "<stdin>" : basename(source), header.config);
+  const replayer =
+    header === undefined
+      ? undefined
+      : new Replayer(header, (o, plan) => {
+          emit(o, plan);
+          report?.step(o, plan);
+        });
   const roster = new PodRoster(header?.pods);
+  const progress = new ReplayProgress(process.stderr);
   let count = 0;
   for await (const step of steps) {
     roster.add(step.addPods);
     count++;
     replayer?.step(step);
+    progress.step(count);
   }
+  progress.end();
 
   const issues = opened.stream.issues();
   if (issues.some((i) => i.severity === "error")) throw new InputError(issues);
@@ -59,6 +87,25 @@ export async function replayCommand(source: string, opts: { output?: string }): 
   for (const w of issues) process.stderr.write(formatIssue(w) + "\n");
   const plan = replayer.end();
   table?.end();
+  if (report !== undefined && reporting !== undefined && opts.report !== undefined) {
+    const { renderReportHtml } = reporting[1];
+    const data = report.finish(issues.map(formatIssue));
+    try {
+      await writeFileAtomic(opts.report, renderReportHtml(data, `evictd ${packageVersion()}`));
+    } catch (error) {
+      throw new InputError([
+        {
+          severity: "error",
+          path: "--report",
+          code: "unwritable",
+          message: `cannot write ${JSON.stringify(opts.report)}: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ]);
+    }
+    process.stderr.write(
+      `report written to ${opts.report}: ${data.times.length} steps, ${data.evictions.length} evictions\n`,
+    );
+  }
 
   const head =
     table !== undefined

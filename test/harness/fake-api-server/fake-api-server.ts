@@ -114,6 +114,8 @@ export class FakeApiServer {
   readonly #options: FakeApiServerOptions;
   readonly #server: http.Server;
   readonly #sockets = new Set<Socket>();
+  /** Connections accepted so far (TCP; over TLS each is a handshake): what a client's keep-alive saves. */
+  connectionsAccepted = 0;
   readonly #failures = new FailureRules();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #user: string;
@@ -145,6 +147,7 @@ export class FakeApiServer {
           )
         : http.createServer(handler);
     this.#server.on("connection", (socket: Socket) => {
+      this.connectionsAccepted += 1;
       this.#sockets.add(socket);
       socket.on("close", () => this.#sockets.delete(socket));
     });

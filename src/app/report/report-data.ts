@@ -1,0 +1,345 @@
+/**
+ * What a replay report shows, gathered step by step as the replay runs (pure: outcomes in, plain
+ * data out): every signal's observed value and capacity, the thresholds in force and when their
+ * grace periods ran, the node conditions, evictions with the ranking at that moment and the reason
+ * for each place, refused admissions, and the pods' usage of the signal that ranked them. Nothing
+ * of a step is kept but numbers, so a day-long trace of a 110-pod node fits in a few MB.
+ */
+import type { SyncReport } from "../../core/engine/types.js";
+import type { NodeCondition, Pod, Signal, Threshold } from "../../core/model.js";
+import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
+import { explainRanking } from "../../core/rank/explain-ranking.js";
+import { podStatsLookup } from "../../core/rank/pod-stats-lookup.js";
+import { rankCandidates } from "../../core/rank/rank-pods.js";
+import { ALL_SIGNALS, NODE_CONDITIONS } from "../../core/signals.js";
+import type { EvictionRecord } from "../replay/record-types.js";
+import { evictionRecord, formatThresholdValue } from "../replay/records.js";
+import { quantityValue } from "../../core/quantity.js";
+import type { ReplayPlan, StepOutcome } from "../replay/run-replay.js";
+
+/** One signal over the replay: NaN where a step had no observation. */
+export interface SignalSeries {
+  readonly signal: Signal;
+  readonly available: number[];
+  readonly capacity: number[];
+}
+
+/** A threshold as the report draws it. */
+export interface ReportThreshold {
+  readonly id: string;
+  readonly signal: Signal;
+  readonly hard: boolean;
+  /** hard / soft / allocatable / containerfs, and the signal a derived one copies. */
+  readonly origin: string;
+  readonly value: string;
+  readonly gracePeriodMs: number;
+  readonly minReclaim: string;
+  /** The threshold's quantity at each step (percentages follow the capacity), NaN where unknown. */
+  readonly level: number[];
+  /** The threshold plus its minimum reclaim: what an eviction must bring the signal back above. */
+  readonly reclaimLevel: number[];
+}
+
+/** A closed interval of step indexes [from, to]. */
+export interface StepSpan {
+  readonly from: number;
+  readonly to: number;
+}
+
+export interface RankedPlace {
+  readonly place: number;
+  readonly pod: string;
+  readonly reason: string;
+  readonly critical: boolean;
+}
+
+export interface ReportEviction {
+  readonly step: number;
+  readonly record: EvictionRecord;
+  /** The order at that moment, for the signal acted on (the first places only on big nodes). */
+  readonly ranking: readonly RankedPlace[];
+  readonly rankedPods: number;
+}
+
+export interface ReportRefusal {
+  readonly step: number;
+  readonly pod: string;
+  readonly message: string;
+}
+
+/** Usage of the ranking signal per pod (the heaviest pods, the rest summed). */
+export interface PodUsage {
+  readonly signal: Signal;
+  readonly unit: "bytes" | "inodes" | "processes";
+  readonly pods: readonly { readonly pod: string; readonly values: number[]; readonly evictedAt?: number }[];
+}
+
+export interface ReportData {
+  readonly source: string;
+  readonly times: number[];
+  readonly series: readonly SignalSeries[];
+  readonly thresholds: readonly ReportThreshold[];
+  /** Per threshold id: the spans its grace period ran (met, not yet acted on). */
+  readonly grace: ReadonlyMap<string, readonly StepSpan[]>;
+  /** Per threshold id: the spans it was met. */
+  readonly met: ReadonlyMap<string, readonly StepSpan[]>;
+  readonly conditions: ReadonlyMap<NodeCondition, readonly StepSpan[]>;
+  readonly evictions: readonly ReportEviction[];
+  readonly refusals: readonly ReportRefusal[];
+  readonly podUsage: PodUsage | undefined;
+  readonly config: {
+    readonly evictionMaxPodGracePeriod: number;
+    readonly pressureTransitionPeriodMs: number;
+    readonly layout: string;
+  };
+  readonly warnings: readonly string[];
+}
+
+/** Places of the ranking kept per eviction card. */
+export const RANKING_PLACES = 12;
+/** Pods drawn one by one in the usage chart; the rest are summed. */
+export const USAGE_PODS = 12;
+
+interface Tracker {
+  spans: StepSpan[];
+  open: number | undefined;
+}
+
+export class ReportCollector {
+  readonly #times: number[] = [];
+  readonly #series = new Map<Signal, SignalSeries>();
+  readonly #thresholds = new Map<string, { t: Threshold; level: number[]; reclaim: number[] }>();
+  readonly #grace = new Map<string, Tracker>();
+  readonly #met = new Map<string, Tracker>();
+  readonly #conditions = new Map<NodeCondition, Tracker>();
+  readonly #evictions: ReportEviction[] = [];
+  readonly #refusals: ReportRefusal[] = [];
+  /** Per signal, per pod key: usage at each step (NaN before the pod appears). */
+  readonly #usage = new Map<Signal, Map<string, number[]>>();
+  readonly #evictedAt = new Map<string, number>();
+  #plan: ReplayPlan | undefined;
+  #rankingSignal: Signal | undefined;
+
+  readonly #source: string;
+  readonly #config: {
+    readonly maxPodGracePeriodSeconds: number;
+    readonly pressureTransitionPeriodMs: number;
+  };
+
+  constructor(
+    source: string,
+    config: { readonly maxPodGracePeriodSeconds: number; readonly pressureTransitionPeriodMs: number },
+  ) {
+    this.#source = source;
+    this.#config = config;
+  }
+
+  /** Takes in one replayed step. */
+  step(o: StepOutcome, plan: ReplayPlan): void {
+    this.#plan = plan;
+    const i = this.#times.length;
+    this.#times.push(o.time);
+    const r = o.report;
+    for (const signal of ALL_SIGNALS) {
+      const obs = r.observations.get(signal);
+      let s = this.#series.get(signal);
+      if (obs === undefined && s === undefined) continue;
+      if (s === undefined) {
+        s = {
+          signal,
+          available: new Array<number>(i).fill(Number.NaN),
+          capacity: new Array<number>(i).fill(Number.NaN),
+        };
+        this.#series.set(signal, s);
+      }
+      s.available.push(obs === undefined ? Number.NaN : Number(obs.available));
+      s.capacity.push(obs === undefined ? Number.NaN : Number(obs.capacity));
+    }
+    for (const t of plan.thresholds) {
+      if (t.operator === "" || t.value === undefined) continue;
+      let entry = this.#thresholds.get(t.id);
+      if (entry === undefined) {
+        entry = {
+          t,
+          level: new Array<number>(i).fill(Number.NaN),
+          reclaim: new Array<number>(i).fill(Number.NaN),
+        };
+        this.#thresholds.set(t.id, entry);
+      }
+      const cap = r.observations.get(t.signal)?.capacity;
+      if (cap === undefined) {
+        entry.level.push(Number.NaN);
+        entry.reclaim.push(Number.NaN);
+      } else {
+        const level = Number(quantityValue(thresholdQuantity(t.value, cap)));
+        const extra =
+          t.minReclaim === undefined ? 0 : Number(quantityValue(thresholdQuantity(t.minReclaim, cap)));
+        entry.level.push(level);
+        entry.reclaim.push(level + extra);
+      }
+    }
+    const awaiting = new Set(r.awaitingGrace.map((g) => g.threshold.id));
+    const met = new Set(r.thresholdsMet.map((t) => t.id));
+    for (const id of this.#thresholds.keys()) {
+      track(this.#grace, id, i, awaiting.has(id));
+      track(this.#met, id, i, met.has(id));
+    }
+    for (const c of NODE_CONDITIONS) track(this.#conditions, c, i, r.conditions.includes(c));
+    this.#takeUsage(o, r, plan, i);
+    r.evictions.forEach((e, k) => {
+      const kill = o.kills[k] ?? { effectiveGracePeriodSeconds: e.gracePeriodSeconds, killFailed: false };
+      this.#evictedAt.set(e.pod.key, i);
+      this.#evictions.push({ step: i, record: evictionRecord(e, kill), ...this.#rankingAt(o, r, plan) });
+    });
+    for (const a of o.admission) {
+      if (!a.result.admit) this.#refusals.push({ step: i, pod: a.pod.key, message: a.result.message });
+    }
+  }
+
+  /** The report's data once every step was taken in; `warnings` are the scenario's lint warnings. */
+  finish(warnings: readonly string[]): ReportData {
+    const n = this.#times.length;
+    const close = <K>(m: Map<K, Tracker>): Map<K, StepSpan[]> => {
+      const out = new Map<K, StepSpan[]>();
+      for (const [k, tr] of m) {
+        const spans = [...tr.spans];
+        if (tr.open !== undefined) spans.push({ from: tr.open, to: n - 1 });
+        out.set(k, spans);
+      }
+      return out;
+    };
+    const thresholds: ReportThreshold[] = [...this.#thresholds.values()].map(({ t, level, reclaim }) => ({
+      id: t.id,
+      signal: t.signal,
+      hard: t.gracePeriodMs === 0,
+      origin: t.derivedFrom === undefined ? t.origin : `${t.origin}, from ${t.derivedFrom}`,
+      value: formatThresholdValue(t.value),
+      gracePeriodMs: t.gracePeriodMs,
+      minReclaim: formatThresholdValue(t.minReclaim),
+      level: pad(level, n),
+      reclaimLevel: pad(reclaim, n),
+    }));
+    return {
+      source: this.#source,
+      times: this.#times,
+      series: [...this.#series.values()].map((s) => ({
+        ...s,
+        available: pad(s.available, n),
+        capacity: pad(s.capacity, n),
+      })),
+      thresholds,
+      grace: close(this.#grace),
+      met: close(this.#met),
+      conditions: close(this.#conditions),
+      evictions: this.#evictions,
+      refusals: this.#refusals,
+      podUsage: this.#podUsage(n),
+      config: {
+        evictionMaxPodGracePeriod: this.#config.maxPodGracePeriodSeconds,
+        pressureTransitionPeriodMs: this.#config.pressureTransitionPeriodMs,
+        layout: this.#plan?.layout ?? "single",
+      },
+      warnings,
+    };
+  }
+
+  /** Usage per pod of the signals a ranking could use: memory always, the acted-on signal when it ranks. */
+  #takeUsage(o: StepOutcome, r: SyncReport, plan: ReplayPlan, i: number): void {
+    const summary = o.summary;
+    if (summary === undefined) return;
+    const acted = r.actedOn?.signal;
+    if (acted !== undefined && this.#rankingSignal === undefined) this.#rankingSignal = acted;
+    const signals = new Set<Signal>(["memory.available"]);
+    if (this.#rankingSignal !== undefined) signals.add(this.#rankingSignal);
+    const pods = podsOf(o);
+    const lookup = podStatsLookup(summary);
+    for (const signal of signals) {
+      const candidates = rankCandidates(signal, plan.layout, pods, lookup);
+      if (candidates === undefined) continue;
+      let perPod = this.#usage.get(signal);
+      if (perPod === undefined) {
+        perPod = new Map();
+        this.#usage.set(signal, perPod);
+      }
+      for (const c of candidates) {
+        if (!c.hasStats) continue;
+        let values = perPod.get(c.pod.key);
+        if (values === undefined) {
+          values = new Array<number>(i).fill(Number.NaN);
+          perPod.set(c.pod.key, values);
+        }
+        // A pod missing from some steps (not yet created, or without stats) has no value there.
+        while (values.length < i) values.push(Number.NaN);
+        values.push(signal === "pid.available" ? Number(c.processCount) : Number(c.usage));
+      }
+    }
+  }
+
+  #rankingAt(
+    o: StepOutcome,
+    r: SyncReport,
+    plan: ReplayPlan,
+  ): { ranking: RankedPlace[]; rankedPods: number } {
+    const signal = r.actedOn?.signal;
+    if (signal === undefined || o.summary === undefined) return { ranking: [], rankedPods: 0 };
+    const explained = explainRanking(signal, plan.layout, podsOf(o), podStatsLookup(o.summary)) ?? [];
+    return {
+      ranking: explained.slice(0, RANKING_PLACES).map((e) => ({
+        place: e.place,
+        pod: e.pod.key,
+        reason: e.reason,
+        critical: e.critical,
+      })),
+      rankedPods: explained.length,
+    };
+  }
+
+  #podUsage(n: number): PodUsage | undefined {
+    const signal = this.#rankingSignal ?? "memory.available";
+    const perPod = this.#usage.get(signal) ?? this.#usage.get("memory.available");
+    if (perPod === undefined || perPod.size === 0) return undefined;
+    const used = this.#usage.get(signal) === undefined ? "memory.available" : signal;
+    const peak = (v: readonly number[]): number => v.reduce((m, x) => (x > m ? x : m), 0);
+    const all = [...perPod].map(([pod, values]) => ({ pod, values: pad(values, n) }));
+    // The heaviest first; evicted pods always stand on their own.
+    all.sort((a, b) => peak(b.values) - peak(a.values) || a.pod.localeCompare(b.pod));
+    const shown = all.filter((p, k) => k < USAGE_PODS || this.#evictedAt.has(p.pod));
+    const rest = all.filter((p) => !shown.includes(p));
+    const pods = shown.map((p) => {
+      const at = this.#evictedAt.get(p.pod);
+      return at === undefined ? p : { ...p, evictedAt: at };
+    });
+    if (rest.length > 0) {
+      const sum = new Array<number>(n).fill(0);
+      for (const p of rest) p.values.forEach((v, k) => (sum[k] = (sum[k] ?? 0) + (Number.isNaN(v) ? 0 : v)));
+      pods.push({ pod: `${rest.length} other pods`, values: sum });
+    }
+    const unit = used === "pid.available" ? "processes" : used.includes("inodes") ? "inodes" : "bytes";
+    return { signal: used, unit, pods };
+  }
+}
+
+function track<K>(m: Map<K, Tracker>, key: K, i: number, on: boolean): void {
+  let tr = m.get(key);
+  if (tr === undefined) {
+    tr = { spans: [], open: undefined };
+    m.set(key, tr);
+  }
+  if (on && tr.open === undefined) tr.open = i;
+  else if (!on && tr.open !== undefined) {
+    tr.spans.push({ from: tr.open, to: i - 1 });
+    tr.open = undefined;
+  }
+}
+
+/** The pods a step could rank: those active after it and those it evicted. */
+function podsOf(o: StepOutcome): Pod[] {
+  const pods = [...o.activeAfter];
+  for (const e of o.report.evictions) if (!pods.some((p) => p.uid === e.pod.uid)) pods.push(e.pod);
+  return pods;
+}
+
+function pad(values: number[], n: number): number[] {
+  if (values.length >= n) return values;
+  return values.concat(new Array<number>(n - values.length).fill(Number.NaN));
+}
