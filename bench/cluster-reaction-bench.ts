@@ -49,7 +49,7 @@ import {
   type KubeletDriver,
   type RunningPod,
 } from "../test/harness/kubelet-node.js";
-import { EVICTD_BIN, EVICTD_NODE_FLAGS, REPO_ROOT } from "../test/harness/node-harness.js";
+import { EVICTD_BIN, REPO_ROOT } from "../test/harness/node-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 import { parseRampNotes, rampPodCommand } from "./ramp-pod.js";
 
@@ -154,7 +154,6 @@ async function startBench(mode: StatsMode, pods: number, driver: KubeletDriver):
   const watch = spawn(
     process.execPath,
     [
-      ...EVICTD_NODE_FLAGS,
       EVICTD_BIN,
       "watch",
       "--node",

@@ -197,6 +197,20 @@ describe("handle", () => {
     assert.deepEqual(back.node.rlimit, { maxpid: 4194304, curproc: 312 });
   });
 
+  test("/: the live page: conditions, signals against thresholds, next to go, reloading itself", async () => {
+    const r = await get("/");
+    assert.equal(r.status, 200);
+    assert.equal(r.headers["content-type"], "text/html; charset=utf-8");
+    assert.match(r.body, /<meta http-equiv="refresh" content="2">/);
+    assert.match(r.body, /<h1>evictd · node-a<\/h1>/);
+    assert.match(r.body, /MemoryPressure True/);
+    assert.match(r.body, /<td>memory.available<\/td><td class="num">50Mi<\/td>/);
+    assert.match(r.body, /hard 100Mi: met/);
+    // No history given: the page says so instead of drawing empty charts.
+    assert.match(r.body, /No step yet/);
+    assert.doesNotMatch(r.body, /<script/);
+  });
+
   test("/stats/summary before the first sample: 503", async () => {
     const { summary: _none, ...rest } = snapshot();
     const r = await get("/stats/summary", rest);
@@ -205,7 +219,7 @@ describe("handle", () => {
   });
 
   const errorCases: { method: string; url: string; status: number; allow?: string }[] = [
-    { method: "GET", url: "/", status: 404 },
+    { method: "GET", url: "/index.html", status: 404 },
     { method: "GET", url: "/statusx", status: 404 },
     { method: "GET", url: "/stats/summary/", status: 404 },
     { method: "GET", url: "//status", status: 404 },
@@ -234,7 +248,7 @@ describe("handle", () => {
       assert.equal(h.body, "");
       assert.ok(g.body.length > 0);
     }
-    assert.deepEqual(PATHS, ["/healthz", "/metrics", "/status", "/stats/summary"]);
+    assert.deepEqual(PATHS, ["/", "/healthz", "/metrics", "/status", "/stats/summary"]);
   });
 
   test("a failure while rendering is a 500 answer, not a rejection", async () => {

@@ -1,7 +1,8 @@
 /**
  * The daemon's HTTP surface as a function: request → response, no socket, so every endpoint is
- * tested in-process (as hono's `app.request()`). Serves /healthz, /metrics, /status and
- * /stats/summary from a DaemonSnapshot and the metrics registry; nothing here reads the system.
+ * tested in-process (as hono's `app.request()`). Serves the live page at /, /healthz, /metrics,
+ * /status and /stats/summary from a DaemonSnapshot and the metrics registry; nothing here reads
+ * the system.
  */
 import type { DaemonSnapshot } from "../app/node-view/snapshot.js";
 import { toExactJson } from "../core/summary/to-exact-json.js";
@@ -53,6 +54,18 @@ type Route = (
 ) => HttpResponse | Promise<HttpResponse>;
 
 const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
+  [
+    "/",
+    async (snapshot) => {
+      // The page's modules (and d3) load with the first visit, not with the daemon.
+      const { renderLivePage } = await import("../app/report/live-page.js");
+      return {
+        status: 200,
+        headers: { "content-type": "text/html; charset=utf-8" },
+        body: renderLivePage(buildStatusView(snapshot), snapshot.history?.()),
+      };
+    },
+  ],
   ["/healthz", () => text(200, "ok")],
   [
     "/metrics",

@@ -8,7 +8,9 @@ import type { StepTimings } from "../app/loop/eviction-loop.js";
 import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import type { LoggerPort } from "../app/ports.js";
 import type { EvictionRecord } from "../app/node-view/snapshot.js";
-import type { Threshold } from "../core/model.js";
+import type { FilesystemLayout, Threshold } from "../core/model.js";
+import { ReportCollector, type ReportData } from "../app/report/report-data.js";
+import { LIVE_WINDOW_MS } from "../app/report/live-page-window.js";
 import { isSignal, SIGNALS } from "../core/signals.js";
 import { daemonStepRecord } from "./decision-record.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -22,6 +24,13 @@ export interface StepJournalOptions {
   readonly decisionLog?: string;
   /** What an eviction is called in the log: "evicted", "would evict" (shadow mode). */
   readonly verb?: string;
+  /** The node's filesystem layout, for the live page's thresholds (default single). */
+  readonly layout?: FilesystemLayout;
+  /** The eviction settings the live page shows (max pod grace, transition period). */
+  readonly config?: {
+    readonly maxPodGracePeriodSeconds: number;
+    readonly pressureTransitionPeriodMs: number;
+  };
 }
 
 export class StepJournal {
@@ -30,13 +39,39 @@ export class StepJournal {
   private readonly o: StepJournalOptions;
   /** The last append failed, perhaps part-way. */
   #torn = false;
+  /** The last {@link LIVE_WINDOW_MS} of steps, for the page at `/`. */
+  readonly #live: ReportCollector;
 
   constructor(options: StepJournalOptions) {
     this.o = options;
+    this.#live = new ReportCollector(
+      "live",
+      options.config ?? { maxPodGracePeriodSeconds: 0, pressureTransitionPeriodMs: 0 },
+    );
+  }
+
+  /** The last minutes of steps as the report's data (built when asked for: the page renders it). */
+  history(): ReportData {
+    return this.#live.finish([]);
   }
 
   record(step: LoopStepData): void {
     const { metrics, log } = this.o;
+    this.#live.step(
+      {
+        time: step.now,
+        report: step.report,
+        kills: step.evictions.map((e) => ({
+          effectiveGracePeriodSeconds: e.effectiveGracePeriodSeconds,
+          killFailed: e.kill === undefined,
+        })),
+        admission: [],
+        activeAfter: [],
+        summary: undefined,
+      },
+      { layout: this.o.layout ?? "single", thresholds: this.o.thresholds },
+    );
+    this.#live.dropBefore(step.now - LIVE_WINDOW_MS);
     metrics.observeSync(step.report, this.o.thresholds, step.decidedAt);
     for (const e of step.evictions) {
       const reactionMs = e.reactionMs;

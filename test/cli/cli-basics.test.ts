@@ -26,7 +26,7 @@ describe("evictd's command line", { skip: CLI_SKIP }, () => {
     }
   });
 
-  test("the CLI runs as an executable through its shebang (env -S node with the daemon's flags)", () => {
+  test("the CLI runs as an executable through its shebang, with the node on PATH", () => {
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
       version: string;
     };

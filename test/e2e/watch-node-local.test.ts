@@ -32,15 +32,7 @@ import {
   kubeletNodeUnavailable,
   type KubeletDriver,
 } from "../harness/kubelet-node.js";
-import {
-  EVICTD_BIN,
-  EVICTD_NODE_FLAGS,
-  REPO_ROOT,
-  scaled,
-  sleep,
-  SLOWDOWN,
-  waitUntil,
-} from "../harness/node-harness.js";
+import { EVICTD_BIN, REPO_ROOT, scaled, sleep, SLOWDOWN, waitUntil } from "../harness/node-harness.js";
 
 const MiB = 1024 * 1024;
 const CAPACITY = 512 * MiB;
@@ -85,7 +77,6 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     watch = spawn(
       process.execPath,
       [
-        ...EVICTD_NODE_FLAGS,
         EVICTD_BIN,
         "watch",
         "--node",
@@ -138,7 +129,6 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     const explained = await promisify(execFile)(
       process.execPath,
       [
-        ...EVICTD_NODE_FLAGS,
         EVICTD_BIN,
         "explain",
         "--node",

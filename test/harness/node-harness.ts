@@ -52,19 +52,6 @@ export { REPO_ROOT };
 /** The built CLI. */
 export const EVICTD_BIN = join(REPO_ROOT, "bin", "evictd.js");
 
-/**
- * The node flags on the CLI's `#!/usr/bin/env -S node …` line: what a user who runs `evictd` gets.
- * Spawning `process.execPath` (this test's node) with them runs the daemon as it runs for them.
- */
-export const EVICTD_NODE_FLAGS: readonly string[] = shebangNodeFlags(EVICTD_BIN);
-
-function shebangNodeFlags(file: string): readonly string[] {
-  const first = readFileSync(file, "utf8").split("\n", 1)[0] ?? "";
-  const words = first.replace(/^#!/, "").trim().split(/\s+/);
-  const node = words.indexOf("node");
-  return node < 0 ? [] : words.slice(node + 1);
-}
-
 function skipReason(): string | false {
   if (process.platform !== "linux") return "not Linux";
   if (process.getuid?.() !== 0) return "not root: the daemon cannot create cgroups or mount tmpfs";
@@ -539,14 +526,7 @@ export class Daemon {
 
   /** Starts `evictd run`; `wrapper` runs it through another program (e.g. setpriv to drop root). */
   static spawn(nodeFile: string, cleanupOnExit: boolean, wrapper: readonly string[] = []): Daemon {
-    const args = [
-      ...EVICTD_NODE_FLAGS,
-      EVICTD_BIN,
-      "run",
-      "--node",
-      nodeFile,
-      ...(cleanupOnExit ? ["--cleanup-on-exit"] : []),
-    ];
+    const args = [EVICTD_BIN, "run", "--node", nodeFile, ...(cleanupOnExit ? ["--cleanup-on-exit"] : [])];
     const [program, ...before] = [...wrapper, process.execPath];
     return new Daemon(
       spawn(program ?? process.execPath, [...before, ...args], {

@@ -95,6 +95,23 @@ describe("replay report", () => {
     );
   });
 
+  test("a live window forgets the steps before it and moves spans and evictions down", async () => {
+    const loaded = await loadScenarioFile(join(REPO_ROOT, "examples", "hard-memory-pressure.yaml"));
+    assert.ok(loaded.ok);
+    const scenario = loaded.scenario;
+    const plan = planReplay(scenario);
+    const collector = new ReportCollector("live", scenario.config);
+    runReplay(scenario, plan, (o) => collector.step(o, plan));
+    // Steps at 0s, 10s, 20s and 5m10s; the eviction at 10s, MemoryPressure over 10s–20s.
+    collector.dropBefore(scenario.start + 15_000);
+    const data = collector.finish([]);
+    assert.deepEqual(data.times, [scenario.start + 20_000, scenario.start + 310_000]);
+    assert.equal(data.series.find((s) => s.signal === "memory.available")?.available.length, 2);
+    assert.deepEqual(data.evictions, [], "the eviction at 10s is before the window");
+    assert.deepEqual(data.conditions.get("MemoryPressure"), [{ from: 0, to: 0 }]);
+    assert.equal(data.podUsage?.pods.find((p) => p.pod === "default/web")?.evictedAt, undefined);
+  });
+
   test("long traces are thinned per bucket to their lowest and highest values", () => {
     const n = 10_000;
     const times = Array.from({ length: n }, (_, i) => i * 10_000);

@@ -3,6 +3,7 @@
  * report, every pod with its status, and the current eviction ranking with reasons. The HTTP
  * endpoints (/status, /metrics, /stats/summary) render it; nothing in them reads the system.
  */
+import type { ReportData } from "../report/report-data.js";
 import type { Issue } from "../../core/issues.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import type { EvictionConfig, NodeCondition, Pod, Signal } from "../../core/model.js";
@@ -62,6 +63,8 @@ export interface DaemonSnapshot {
   readonly evictions: readonly EvictionRecord[];
   /** Evictions counted per `kubelet_evictions` label. */
   readonly evictionCounts: Readonly<Record<string, number>>;
+  /** The last minutes of steps, for the page at `/` (built when asked for). */
+  readonly history?: () => ReportData;
   /** Manifest files with problems as of the last scan of the manifest directory (absent: not scanned). */
   readonly manifestErrors?: readonly ManifestProblem[];
 }

@@ -17,6 +17,9 @@ import { evictionRecord, formatThresholdValue } from "../replay/records.js";
 import { quantityValue } from "../../core/quantity.js";
 import type { ReplayPlan, StepOutcome } from "../replay/run-replay.js";
 
+/** What the report takes of a step: a replayed one, or a daemon's loop step (without a summary). */
+export type ReportStep = Omit<StepOutcome, "step">;
+
 /** One signal over the replay: NaN where a step had no observation. */
 export interface SignalSeries {
   readonly signal: Signal;
@@ -135,7 +138,7 @@ export class ReportCollector {
   }
 
   /** Takes in one replayed step. */
-  step(o: StepOutcome, plan: ReplayPlan): void {
+  step(o: ReportStep, plan: ReplayPlan): void {
     this.#plan = plan;
     const i = this.#times.length;
     this.#times.push(o.time);
@@ -196,6 +199,48 @@ export class ReportCollector {
     }
   }
 
+  /**
+   * Forgets the steps before `timeMs` (a live view keeps the last minutes): every series, span,
+   * eviction and refusal moves down by the steps dropped; a span or grace period that began before
+   * the window begins at its start.
+   */
+  dropBefore(timeMs: number): void {
+    let k = 0;
+    while (k < this.#times.length && (this.#times[k] ?? 0) < timeMs) k++;
+    if (k === 0) return;
+    this.#times.splice(0, k);
+    for (const s of this.#series.values()) {
+      s.available.splice(0, k);
+      s.capacity.splice(0, k);
+    }
+    for (const t of this.#thresholds.values()) {
+      t.level.splice(0, k);
+      t.reclaim.splice(0, k);
+    }
+    for (const m of [this.#grace, this.#met, this.#conditions] as Map<unknown, Tracker>[]) {
+      for (const tr of m.values()) {
+        tr.spans = tr.spans
+          .filter((sp) => sp.to >= k)
+          .map((sp) => ({ from: Math.max(0, sp.from - k), to: sp.to - k }));
+        if (tr.open !== undefined) tr.open = Math.max(0, tr.open - k);
+      }
+    }
+    const shift = <T extends { readonly step: number }>(items: T[]): T[] =>
+      items.filter((e) => e.step >= k).map((e) => ({ ...e, step: e.step - k }));
+    this.#evictions.splice(0, this.#evictions.length, ...shift(this.#evictions));
+    this.#refusals.splice(0, this.#refusals.length, ...shift(this.#refusals));
+    for (const perPod of this.#usage.values()) {
+      for (const [pod, values] of perPod) {
+        values.splice(0, k);
+        if (values.every((v) => Number.isNaN(v))) perPod.delete(pod);
+      }
+    }
+    for (const [pod, at] of this.#evictedAt) {
+      if (at < k) this.#evictedAt.delete(pod);
+      else this.#evictedAt.set(pod, at - k);
+    }
+  }
+
   /** The report's data once every step was taken in; `warnings` are the scenario's lint warnings. */
   finish(warnings: readonly string[]): ReportData {
     const n = this.#times.length;
@@ -244,7 +289,7 @@ export class ReportCollector {
   }
 
   /** Usage per pod of the signals a ranking could use: memory always, the acted-on signal when it ranks. */
-  #takeUsage(o: StepOutcome, r: SyncReport, plan: ReplayPlan, i: number): void {
+  #takeUsage(o: ReportStep, r: SyncReport, plan: ReplayPlan, i: number): void {
     const summary = o.summary;
     if (summary === undefined) return;
     const acted = r.actedOn?.signal;
@@ -275,11 +320,7 @@ export class ReportCollector {
     }
   }
 
-  #rankingAt(
-    o: StepOutcome,
-    r: SyncReport,
-    plan: ReplayPlan,
-  ): { ranking: RankedPlace[]; rankedPods: number } {
+  #rankingAt(o: ReportStep, r: SyncReport, plan: ReplayPlan): { ranking: RankedPlace[]; rankedPods: number } {
     const signal = r.actedOn?.signal;
     if (signal === undefined || o.summary === undefined) return { ranking: [], rankedPods: 0 };
     const explained = explainRanking(signal, plan.layout, podsOf(o), podStatsLookup(o.summary)) ?? [];
@@ -333,7 +374,7 @@ function track<K>(m: Map<K, Tracker>, key: K, i: number, on: boolean): void {
 }
 
 /** The pods a step could rank: those active after it and those it evicted. */
-function podsOf(o: StepOutcome): Pod[] {
+function podsOf(o: ReportStep): Pod[] {
   const pods = [...o.activeAfter];
   for (const e of o.report.evictions) if (!pods.some((p) => p.uid === e.pod.uid)) pods.push(e.pod);
   return pods;

@@ -40,10 +40,7 @@ export function renderReportHtml(data: ReportData, generatedBy: string): string 
   const x = scaleUtc()
     .domain([new Date(t0), new Date(t1 > t0 ? t1 : t0 + 1000)])
     .range([MARGIN.left, WIDTH - MARGIN.right]);
-  const charts = data.series
-    .filter((s) => s.available.some((v) => !Number.isNaN(v)))
-    .map((s) => signalChart(data, s, x))
-    .join("\n");
+  const charts = renderSignalCharts(data);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>evictd replay report: ${esc(data.source)}</title>
@@ -53,7 +50,7 @@ export function renderReportHtml(data: ReportData, generatedBy: string): string 
 <p class="sub">${esc(data.source)} · ${n} steps · ${esc(iso(t0))} → ${esc(iso(t1))} · ${esc(generatedBy)}</p>
 ${verdict(data)}
 <h2 id="signals">Signals</h2>
-<p class="legend"><span class="k avail"></span>observed available <span class="k hard"></span>hard threshold <span class="k soft"></span>soft threshold <span class="k reclaim"></span>minimum-reclaim band <span class="k grace"></span>grace period running <span class="k cond"></span>pressure condition reported <span class="k evict"></span>eviction <span class="k refuse"></span>admission refused</p>
+${SIGNAL_LEGEND}
 ${charts || "<p>No signal was observed.</p>"}
 ${usageChart(data, x)}
 <h2 id="decisions">Decisions</h2>
@@ -64,6 +61,23 @@ ${configSection(data)}
 </body></html>
 `;
 }
+
+/** One chart per observed signal, on a common time axis (also the live page's charts). */
+export function renderSignalCharts(data: ReportData): string {
+  const n = data.times.length;
+  const t0 = data.times[0] ?? 0;
+  const t1 = data.times[n - 1] ?? t0;
+  const x = scaleUtc()
+    .domain([new Date(t0), new Date(t1 > t0 ? t1 : t0 + 1000)])
+    .range([MARGIN.left, WIDTH - MARGIN.right]);
+  return data.series
+    .filter((s) => s.available.some((v) => !Number.isNaN(v)))
+    .map((s) => signalChart(data, s, x))
+    .join("\n");
+}
+
+/** The legend of {@link renderSignalCharts}. */
+export const SIGNAL_LEGEND = `<p class="legend"><span class="k avail"></span>observed available <span class="k hard"></span>hard threshold <span class="k soft"></span>soft threshold <span class="k reclaim"></span>minimum-reclaim band <span class="k grace"></span>grace period running <span class="k cond"></span>pressure condition reported <span class="k evict"></span>eviction <span class="k refuse"></span>admission refused</p>`;
 
 function verdict(data: ReportData): string {
   const n = data.times.length;
@@ -387,7 +401,7 @@ function f(v: number): string {
   return (Math.round(v * 10) / 10).toString();
 }
 
-function esc(s: string): string {
+export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -396,7 +410,7 @@ export function drawnSignals(data: ReportData): Signal[] {
   return data.series.filter((s) => s.available.some((v) => !Number.isNaN(v))).map((s) => s.signal);
 }
 
-const CSS = `
+export const CSS = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1080px;color:#1d2433;background:#fff}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #dde}h3{font-size:15px;margin:8px 0}
 .sub,.dim,.note{color:#667}.note{font-size:12px}

@@ -163,14 +163,16 @@ export async function runDaemon(options: RunOptions): Promise<void> {
 
   const metrics = new DaemonMetrics();
   const startedAt = systemClock.now();
+  const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   const journal = new StepJournal({
     metrics,
     log,
     thresholds: spec.eviction.thresholds,
     startedAt,
     decisionLog: join(spec.stateDir, "decisions.jsonl"),
+    layout,
+    config: spec.eviction,
   });
-  const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   let lastStep: { readonly seq: number; readonly step: LoopStepData } | undefined;
   // The Summary the last step decided from stays on the loop thread until an HTTP request wants it:
   // fetched at most once per step, and decoded (for /status's ranking) at most once per fetch.
@@ -207,6 +209,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
       evictionCounts: journal.evictionCounts,
+      history: () => journal.history(),
       manifestErrors,
     };
   };

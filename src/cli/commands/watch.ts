@@ -182,6 +182,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       startedAt,
       ...(o.decisionLog !== undefined ? { decisionLog: o.decisionLog } : {}),
       verb: o.mode === "shadow" ? "would evict" : "evicted",
+      config: settings.config,
     });
 
     if (o.recordTo !== undefined) {
@@ -234,6 +235,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
         ...(ranking !== undefined ? { ranking } : {}),
         evictions: journal.evictions,
         evictionCounts: journal.evictionCounts,
+        history: () => journal.history(),
       };
     };
 

@@ -1,0 +1,92 @@
+/**
+ * The daemon's page at `/`: what /status says, for a person: the pressure conditions, who would be
+ * evicted next and why, every signal against its thresholds, the last minutes as the replay
+ * report's charts, and the recent evictions. It reloads itself every few seconds (a meta refresh:
+ * no script, nothing fetched but the page). Pure: the status view and the history in, HTML out.
+ */
+import type { StatusView } from "../node-view/status-view.js";
+import type { ReportData } from "./report-data.js";
+import { CSS, esc, renderSignalCharts, SIGNAL_LEGEND } from "./report-html.js";
+import { LIVE_WINDOW_MS } from "./live-page-window.js";
+
+/** How often the page reloads itself. */
+export const LIVE_REFRESH_SECONDS = 2;
+
+export function renderLivePage(view: StatusView, history: ReportData | undefined): string {
+  const conditions = view.conditions
+    .map(
+      (c) =>
+        `<span class="chip ${c.status === "True" ? "on" : "off"}">${esc(c.type)} ${esc(c.status)}</span>`,
+    )
+    .join(" ");
+  const sync = view.lastSync;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="${LIVE_REFRESH_SECONDS}">
+<title>evictd · ${esc(view.node.name)}</title>
+<style>${CSS}${LIVE_CSS}</style></head>
+<body>
+<h1>evictd · ${esc(view.node.name)}</h1>
+<p class="sub">updated <time id="updated">${esc(view.node.now)}</time> · up since ${esc(view.node.startedAt)} · reloads every ${LIVE_REFRESH_SECONDS} s · <a href="/status?pretty">/status</a> · <a href="/metrics">/metrics</a></p>
+<p>${conditions}</p>
+${sync === null ? "<p>No synchronize has run yet.</p>" : `<p class="dim">last synchronize ${esc(sync.time)}: ${esc(sync.outcome)}${sync.actedOn === null ? "" : ` (acting on ${esc(sync.actedOn)})`}</p>`}
+${nextVictim(view)}
+<h2>Signals now</h2>
+${signalTable(view)}
+<h2>The last ${LIVE_WINDOW_MS / 60_000} minutes</h2>
+${history === undefined || history.times.length === 0 ? "<p>No step yet.</p>" : `${SIGNAL_LEGEND}\n${renderSignalCharts(history)}`}
+<h2>Recent evictions</h2>
+${recentEvictions(view)}
+${view.capabilities.length === 0 ? "" : `<h2>Capabilities</h2><ul>${view.capabilities.map((c) => `<li>${esc(c)}</li>`).join("")}</ul>`}
+</body></html>
+`;
+}
+
+function nextVictim(view: StatusView): string {
+  const r = view.ranking;
+  if (r === null)
+    return `<section class="next" id="next"><h2>Next to go</h2><p>No ranking yet.</p></section>`;
+  const rows = r.order.slice(0, 8);
+  return `<section class="next" id="next"><h2>Next to go, for ${esc(r.signal)}: <code id="next-pod">${esc(r.next ?? "none (only critical pods)")}</code></h2>
+<table class="rank"><thead><tr><th>#</th><th>pod</th><th>why this place</th></tr></thead><tbody>
+${rows.map((p) => `<tr class="${p.pod === r.next ? "picked" : ""}"><td>${p.place}</td><td>${esc(p.pod)}</td><td>${esc(p.reason)}</td></tr>`).join("\n")}
+</tbody></table>${r.order.length > rows.length ? `<p class="dim">… and ${r.order.length - rows.length} more.</p>` : ""}</section>`;
+}
+
+function signalTable(view: StatusView): string {
+  if (view.signals.length === 0) return "<p>No signal observed yet.</p>";
+  const rows = view.signals.map((s) => {
+    const thresholds = s.thresholds
+      .map(
+        (t) =>
+          `<span class="chip ${t.state === "ok" ? "off" : "on"}">${esc(t.type)} ${esc(t.quantity ?? t.value)}: ${esc(t.state)}</span>`,
+      )
+      .join(" ");
+    return `<tr><td>${esc(s.signal)}</td><td class="num">${esc(s.available ?? "–")}</td><td class="num">${esc(s.capacity ?? "–")}</td><td>${thresholds}</td></tr>`;
+  });
+  return `<table class="signals" id="signals"><thead><tr><th>signal</th><th>available</th><th>capacity</th><th>thresholds</th></tr></thead><tbody>
+${rows.join("\n")}
+</tbody></table>`;
+}
+
+function recentEvictions(view: StatusView): string {
+  if (view.recentEvictions.length === 0) return "<p>None since the start.</p>";
+  return `<ul>${view.recentEvictions
+    .map(
+      (e) =>
+        `<li>${esc(field(e, "time"))} <code>${esc(field(e, "pod"))}</code> (${esc(field(e, "signal"))}): ${esc(field(e, "message"))}</li>`,
+    )
+    .join("")}</ul>`;
+}
+
+/** A text field of /status's eviction entry (they are typed as records there). */
+function field(e: Readonly<Record<string, unknown>>, name: string): string {
+  const v = e[name];
+  return typeof v === "string" ? v : "";
+}
+
+const LIVE_CSS = `
+.chip{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;border:1px solid #ccd}
+.chip.on{background:#fdecea;border-color:#e15759;color:#a01b1b}.chip.off{background:#f1f8ef;border-color:#8cc67f}
+.next{border:1px solid #e15759;border-radius:6px;padding:4px 14px;margin:12px 0}.num{text-align:right;font-variant-numeric:tabular-nums}
+`;
