@@ -173,6 +173,13 @@ describe("evictd watch against a fake API server", () => {
       assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
       const metrics = await (await fetch(`${url}/metrics`)).text();
       assert.match(metrics, /kubelet_evictions\{eviction_signal="memory.available"\} [1-9]/);
+      // The same view for people at /: the node, the condition, who goes next, the chart so far.
+      const page = await (await fetch(`${url}/`)).text();
+      assert.match(page, /<h1>evictd · datagen-1-35<\/h1>/);
+      assert.match(page, /MemoryPressure True/);
+      assert.match(page, /<code id="next-pod">scraper\/e2e-container-creating<\/code>/);
+      assert.match(page, /<figure class="chart" data-signal="memory.available"/);
+      assert.match(page, /<g class="evict">/, "the would-be eviction is marked on the chart");
       assert.deepEqual(writes(w.server), [], "shadow mode must not write to the API");
     } finally {
       await w.stop();
