@@ -105,8 +105,9 @@ describe("WorkingSetPoller", () => {
     });
   }
 
-  test("polls fast within the band below the limit and slowly further away", async () => {
-    const cg = await fakeCgroup("v1", 100, 0);
+  test("polls fast within reach of the limit (one quantity, or what 2 GiB/s covers in a slow period) and slowly further away", async () => {
+    const MI = 1024 * 1024;
+    const cg = await fakeCgroup("v1", 100 * MI, 0);
     const poller = new WorkingSetPoller({
       cgroupDir: cg.dir,
       api: "v1",
@@ -120,26 +121,28 @@ describe("WorkingSetPoller", () => {
       reads++;
       return read(atMost);
     };
-    poller.setLimit(1000n, 300n);
+    // Limit 4 GiB, one eviction quantity 100 MiB: reach is max(100 MiB, 2 GiB/s × 200 ms ≈ 410 MiB).
+    poller.setLimit(4096n * BigInt(MI), 100n * BigInt(MI));
     poller.start(() => undefined);
     try {
       await sleep(100);
       reads = 0;
-      await sleep(600); // working set 100, far below 1000 − 300: every 200 ms
+      await sleep(600); // 100 MiB, far from the limit: every 200 ms
       const far = reads;
-      await cg.set(800, 0); // inside the band (800 + 300 > 1000): every 10 ms
+      // 300 MiB below the limit: beyond one quantity, within what a 2 GiB/s ramp covers in 200 ms.
+      await cg.set(3796 * MI, 0);
       await sleep(250);
       reads = 0;
       await sleep(600);
       const near = reads;
       assert.ok(far <= 5, `far from the limit: ${far} reads in 600 ms`);
-      assert.ok(near >= 20, `near the limit: ${near} reads in 600 ms`);
+      assert.ok(near >= 20, `within reach of the limit: ${near} reads in 600 ms`);
     } finally {
       await poller.stop();
     }
   });
 
-  test("reads memory.stat only when usage alone cannot settle it: never below limit − band", async () => {
+  test("reads memory.stat only when usage alone cannot settle it: never with usage at or below the limit", async () => {
     const cg = await fakeCgroup("v1", 100, 0);
     const poller = new WorkingSetPoller({
       cgroupDir: cg.dir,
@@ -156,13 +159,15 @@ describe("WorkingSetPoller", () => {
       (e) => errors.push(e),
     );
     try {
-      // Without memory.stat, usage 100 (≤ 1000 − 300) still settles every tick.
+      // Without memory.stat, usage 100 and then 1000 (≤ the limit) still settle every tick.
       await rm(join(cg.dir, "memory.stat"));
       await sleep(100);
+      await writeFile(join(cg.dir, "memory.usage_in_bytes"), "1000\n");
+      await sleep(100);
       assert.deepEqual(errors, [], "memory.stat was read although usage alone settled it");
-      assert.equal(poller.read(700n), 100n, "usage, the working set's upper bound");
-      // Inside the band usage cannot settle it: memory.stat is read, and its absence is a failure.
-      await writeFile(join(cg.dir, "memory.usage_in_bytes"), "800\n");
+      assert.equal(poller.read(1000n), 1000n, "usage, the working set's upper bound");
+      // Above the limit usage cannot settle it: memory.stat is read, and its absence is a failure.
+      await writeFile(join(cg.dir, "memory.usage_in_bytes"), "1100\n");
       await waitFor(() => errors.length, 1);
       assert.equal(errors.length, 1);
       assert.deepEqual(wakes, []);

@@ -1,7 +1,13 @@
 /**
  * Wake when a memory cgroup's working set (usage − inactive_file, the kubelet's formula) rises above
- * a limit, by reading two small cgroup files on a short timer: every 25 ms within one eviction
- * quantity of the limit, every 250 ms further away.
+ * a limit, by reading two small cgroup files on a short timer: every 25 ms while usage is within
+ * reach of the limit, every 250 ms further away. Within reach means within one eviction quantity,
+ * or within what a 2 GiB/s ramp covers in one slow period (512 MiB), whichever is more: with one
+ * quantity (100 MiB) alone, a pod ramping at 1 GiB/s crossed the band and the threshold inside one
+ * 250 ms sleep and filled the node before the poller looked again (measured on a 512Mi node, where
+ * the memcg threshold had been armed above the crossing by inactive_file that was later reclaimed).
+ * memory.stat, the dearer file, is read only when usage alone is above the limit: below it the
+ * working set, which never exceeds usage, cannot be.
  *
  * Why, next to the memcg threshold: the kernel compares a threshold with usage, so upstream arms it
  * at capacity − eviction quantity + inactive_file as of the last sample. When inactive_file shrinks
@@ -35,6 +41,9 @@ export interface WorkingSetPollerOptions {
 
 const INACTIVE_FILE = { v1: /^total_inactive_file (\d+)$/m, v2: /^inactive_file (\d+)$/m } as const;
 
+/** The fastest ramp the slow period must not let cross the whole band unseen (the benchmarks' top rate). */
+export const FASTEST_RAMP_BYTES_PER_SECOND = 2n * 1024n * 1024n * 1024n;
+
 /** The v2 root's working set from its memory.stat: anon + file − inactive_file; undefined when it does not parse. */
 export function rootWorkingSetFrom(statText: string): bigint | undefined {
   const anon = /^anon (\d+)$/m.exec(statText)?.[1];
@@ -52,6 +61,10 @@ export function workingSetFrom(usageText: string, statText: string, api: "v1" | 
   if (usage === undefined || inactive === undefined) return undefined;
   const ws = BigInt(usage) - BigInt(inactive);
   return ws < 0n ? 0n : ws;
+}
+
+function maxOf(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
 }
 
 export class WorkingSetPoller implements WakeSource {
@@ -125,11 +138,12 @@ export class WorkingSetPoller implements WakeSource {
     let failures = 0;
     const tick = (): void => {
       if (!this.#running) return;
-      let next = this.#o.slowMs ?? 250;
+      const slowMs = this.#o.slowMs ?? 250;
+      let next = slowMs;
       const limit = this.#limit;
       if (limit !== undefined) {
-        // Below limit − band the working set (never above usage) is far from the limit either way.
-        const ws = this.read(limit - this.#band);
+        // Usage at most the limit settles it without memory.stat: the working set is no more.
+        const ws = this.read(limit);
         if (ws === undefined) {
           if (++failures === 3)
             onError?.(
@@ -140,7 +154,9 @@ export class WorkingSetPoller implements WakeSource {
           const above = ws > limit;
           if (above && !this.#above) onWake(`${this.#o.description} crossed (working set ${ws} > ${limit})`);
           this.#above = above;
-          if (ws + this.#band > limit) next = this.#o.fastMs ?? 25;
+          const reach = maxOf(this.#band, (FASTEST_RAMP_BYTES_PER_SECOND * BigInt(slowMs)) / 1000n);
+          // The working set rises no faster than the ramp that raises it: within reach, look often.
+          if (ws + reach > limit) next = this.#o.fastMs ?? 25;
         }
       }
       this.#timer = setTimeout(tick, next);

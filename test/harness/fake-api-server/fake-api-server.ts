@@ -146,6 +146,9 @@ export class FakeApiServer {
             handler,
           )
         : http.createServer(handler);
+    // kube-apiserver keeps idle connections for 90 s (IdleTimeout in apiserver/pkg/server/
+    // secure_serving.go, "matches http.DefaultTransport keep-alive timeout"); node's default is 5 s.
+    this.#server.keepAliveTimeout = 90_000;
     this.#server.on("connection", (socket: Socket) => {
       this.connectionsAccepted += 1;
       this.#sockets.add(socket);
