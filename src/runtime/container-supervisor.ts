@@ -132,7 +132,7 @@ export class ContainerSupervisor {
         const argv = containerArgv(c.spec, env);
         if ("error" in argv) {
           await appendFile(paths.log(name), `evictd: ${argv.error}\n`);
-          this.#exited(
+          void this.#exited(
             record,
             c,
             generation,
@@ -164,8 +164,9 @@ export class ContainerSupervisor {
         });
         c.pid = started.pid > 0 ? started.pid : undefined;
         c.oomKillsAtStart = oomKillsAtStart;
-        c.exited = started.exited.then(() => undefined);
-        void started.exited.then((exit) => this.#exited(record, c, generation, exit));
+        // Resolves once the exit is recorded, not merely reported: a kill waiting on it then finds
+        // the real exit code (137, not unknown), however slow the OOM-kill count is to read.
+        c.exited = started.exited.then((exit) => this.#exited(record, c, generation, exit));
         if (c.pid !== undefined) c.startTicks = (await readProcStat(c.pid))?.startTimeTicks;
         this.#logger.info(
           { pod: pod.key, container: name, pid: c.pid, restarts: c.restarts },
@@ -178,21 +179,30 @@ export class ContainerSupervisor {
           "container failed to start",
         );
         await appendFile(paths.log(name), `evictd: cannot start: ${String(error)}\n`).catch(() => undefined);
-        this.#exited(record, c, generation, { exitCode: START_FAILED_EXIT, signal: undefined }, "StartError");
+        void this.#exited(
+          record,
+          c,
+          generation,
+          { exitCode: START_FAILED_EXIT, signal: undefined },
+          "StartError",
+        );
       }
     })();
   }
 
-  /** Records an exit, kills what the main process left in the container, and reconciles. */
+  /**
+   * Records an exit, kills what the main process left in the container, and reconciles; resolves
+   * once the exit is recorded (never rejects).
+   */
   #exited(
     record: PodRecord,
     c: ContainerRecord,
     generation: number,
     exit: ProcessExit,
     forcedReason?: string,
-  ): void {
-    if (c.generation !== generation || c.state !== "running") return;
-    void (async () => {
+  ): Promise<void> {
+    if (c.generation !== generation || c.state !== "running") return Promise.resolve();
+    return (async () => {
       let reason = forcedReason ?? (exit.exitCode === 0 ? "Completed" : "Error");
       const cgroup = c.cgroup;
       if (
@@ -222,7 +232,12 @@ export class ContainerSupervisor {
       );
       if (this.#closing.aborted) return;
       this.#events.exited(record);
-    })();
+    })().catch((error: unknown) => {
+      this.#logger.warn(
+        { pod: record.pod.key, container: c.spec.name, err: String(error) },
+        "recording an exit failed",
+      );
+    });
   }
 
   /** Watches a process this daemon did not start (adopted after a restart) until it exits. */
@@ -237,7 +252,7 @@ export class ContainerSupervisor {
         if (!(await isSameProcessAlive(pid, c.startTicks))) {
           // Not our child: its exit status is lost, as the kubelet's is for a container it cannot find.
           const unknown = { exitCode: UNKNOWN_EXIT, signal: undefined };
-          this.#exited(record, c, generation, unknown, "ContainerStatusUnknown");
+          void this.#exited(record, c, generation, unknown, "ContainerStatusUnknown");
           return;
         }
       }

@@ -246,10 +246,20 @@ describe(
           "Failed",
           "the full filesystem kept the status file from being written",
         );
-        assert.deepEqual(
-          stateFiles(node.stateDir).names.filter((n) => n.includes(".tmp-")),
-          [],
+        // A retry in flight holds its temp file for a moment (longer on a slow machine); one that
+        // failed must have removed its own. Each attempt's name is new, so a leaked file would be
+        // seen at every look: some look must find none.
+        const temps = (): string[] => stateFiles(node.stateDir).names.filter((n) => n.includes(".tmp-"));
+        let lastSeen: string[] = [];
+        await waitUntil(
           "no temp file left by the failed writes",
+          () => {
+            lastSeen = temps();
+            return lastSeen.length === 0 ? true : undefined;
+          },
+          5000,
+          () => `\ntemp files: ${lastSeen.join(", ")}${first.tail()}`,
+          20,
         );
 
         rmSync(filler);
