@@ -8,6 +8,12 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { errnoCode } from "../errors.js";
 
+/**
+ * The nice value of the thread a wake's way to an eviction runs on (`run`'s loop thread, `watch`'s
+ * event loop with node-local stats): above everything else on the node, as OOM daemons run.
+ */
+export const EVICTION_LOOP_NICE = -20;
+
 /** This thread's kernel task id (`/proc/thread-self` → `<pid>/task/<tid>`), or undefined off Linux. */
 export function currentThreadId(): number | undefined {
   try {

@@ -37,7 +37,7 @@ import { EXIT, InputError } from "../../errors.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 import { openKubeletCgroups } from "./open-kubelet-cgroups.js";
 import { planKubeletWakeSources } from "../../linux/kubelet-cgroups/kubelet-wake-sources.js";
-import { setCurrentThreadNice } from "../../linux/thread-priority.js";
+import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { startHttpServer } from "../../server/http-server.js";
@@ -338,9 +338,6 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
   }
 }
 
-/** With `--stats cgroups`, watch's thread runs at this nice value, as OOM daemons do (earlyoom `-p`). */
-const WATCH_LOOP_NICE = -20;
-
 /**
  * `--stats cgroups`: the kubelet's pod cgroups on this node (driver and cgroupRoot from its configz
  * unless given), read through a memory reader, and the kernel notifications on them.
@@ -366,7 +363,10 @@ async function nodeLocalStats(
   });
   // The wake's way to the Eviction API call runs on this thread: it must not wait for the CPU behind
   // the pod that is filling the node (the loop thread of `evictd run` is raised the same way).
-  const priority = setCurrentThreadNice(WATCH_LOOP_NICE, "the eviction loop's thread (watch's event loop)");
+  const priority = setCurrentThreadNice(
+    EVICTION_LOOP_NICE,
+    "the eviction loop's thread (watch's event loop)",
+  );
   const capabilities = [...plan.capabilities, priority.note];
   for (const r of wake.refused)
     capabilities.push(`not armed: ${r.reason} (the other wake sources and the housekeeping tick still run)`);

@@ -22,7 +22,7 @@ import { NotificationWakePort } from "../../linux/notify/notification-wake-port.
 import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
 import { systemClock } from "../system-clock.js";
-import { setCurrentThreadNice } from "../../linux/thread-priority.js";
+import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { scavengeWhenIdle } from "./idle-scavenge.js";
 import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
 import { MainThreadChannel, RemotePods } from "./remote-pods.js";
@@ -33,13 +33,11 @@ const PREPARE_READS = 10;
 const PREPARE_SPACING_MS = 25;
 /** How long a burst of pod starts may settle before the rehearsals. */
 const PREPARE_DELAY_MS = 100;
-/** The loop thread's nice value: above everything else on the node, as OOM daemons run. */
-const LOOP_THREAD_NICE = -20;
 
 async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Promise<void> {
   const { node: spec } = init;
   // A wake's way to SIGTERM must not wait for the CPU behind HTTP, logs or garbage collection.
-  const priority = setCurrentThreadNice(LOOP_THREAD_NICE, "the eviction loop's thread");
+  const priority = setCurrentThreadNice(EVICTION_LOOP_NICE, "the eviction loop's thread");
   const log: LoggerPort = {
     info: (fields, message) => main.post({ type: "log", level: "info", fields, message }),
     warn: (fields, message) => main.post({ type: "log", level: "warn", fields, message }),
