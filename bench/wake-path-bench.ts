@@ -4,13 +4,16 @@
  * without the kernel's own notification delay, which reaction-bench.ts measures end to end).
  *
  * The node is built through the cgroup driver as `evictd run` builds it, each pod a cgroup with a
- * `sleep` in its container cgroup (a third each Guaranteed, Burstable, BestEffort), and the loop is
+ * `sleep` in its container cgroup (a third each Guaranteed, Burstable, BestEffort), but for the
+ * first, a Burstable pod holding 64 MiB (the pod that grew, as on a node under memory pressure), and the loop is
  * the daemon's own (EvictionLoop, the Linux collector, the decoder, the engine) with a hard
  * `memory.available` threshold set above the node's capacity, so every wake evicts. The pods port
  * finds the picked pod's processes exactly as the loop thread's kill does (podPidsNow) but sends no
  * signal, so the same node serves every trial. Phases per wake (the loop's own timings): read
  * (usage of every pod), decide (bounded pick: the engine, the picked pod read in full, the engine
- * again) and kill; plus the whole wake → SIGTERM-ready time.
+ * again) and kill; plus the whole wake → SIGTERM-ready time. Each node is measured twice, wakes
+ * alternating: reading every pod's usage on a wake (`all`), and reading the largest pods and bounding
+ * the rest by the pods cgroup's usage (`partial`, the default; linux/node-stats/partial-usage-read.ts).
  *
  *   node dist/bench/wake-path-bench.js [--pods 5,110] [--wakes 300]
  *
@@ -29,7 +32,7 @@ import { buildEvictionConfig } from "../src/core/config/build-eviction-config.js
 import { IssueList } from "../src/core/issues.js";
 import type { Pod } from "../src/core/model.js";
 import { decodePod } from "../src/core/pod/decode-pod.js";
-import type { CgroupDriver, NodeCgroups } from "../src/linux/cgroups/cgroup-driver.js";
+import type { CgroupDriver, CgroupRef, NodeCgroups } from "../src/linux/cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../src/linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../src/linux/cgroups/detect-cgroups.js";
 import { spawnInCgroups } from "../src/linux/cgroups/spawn-in-cgroup.js";
@@ -38,6 +41,7 @@ import {
   type ActivePodInfo,
   type RawSummaryJson,
 } from "../src/linux/node-stats/index.js";
+import { readUsage } from "../src/linux/node-stats/cgroup-stats-reader.js";
 import { podPidsNow } from "../src/runtime/pod-processes.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 
@@ -66,8 +70,13 @@ interface PhaseStats {
   readonly max: number;
 }
 
+type Reads = "all" | "partial";
+
 interface Run {
   readonly pods: number;
+  readonly reads: Reads;
+  /** Pods whose memory a wake left unread (median). */
+  readonly unreadPods: number;
   readonly wakes: number;
   readonly readMs: PhaseStats;
   readonly decideMs: PhaseStats;
@@ -82,7 +91,16 @@ const stats = (xs: readonly number[]): PhaseStats => ({
   max: Math.max(...xs),
 });
 
+const HOLD_MIB = 64;
+
 function podManifest(i: number): Record<string, unknown> {
+  if (i === 0)
+    return {
+      metadata: { name: "holder", namespace: "bench", uid: "wake-bench-0000" },
+      spec: {
+        containers: [{ name: "main", command: holdCommand(), resources: { requests: { memory: "16Mi" } } }],
+      },
+    };
   const kind = i % 3;
   const resources =
     kind === 0
@@ -96,6 +114,11 @@ function podManifest(i: number): Record<string, unknown> {
   };
 }
 
+/** A process that makes HOLD_MIB resident and sleeps. */
+function holdCommand(): string[] {
+  return ["perl", "-e", `my $x = "a" x (${HOLD_MIB} * 1048576); sleep 600;`];
+}
+
 async function measure(
   driver: CgroupDriver,
   node: NodeCgroups,
@@ -103,7 +126,7 @@ async function measure(
   count: number,
   wakes: number,
   children: ChildProcess[],
-): Promise<Run> {
+): Promise<Run[]> {
   const pods: Pod[] = [];
   const targets: ActivePodInfo[] = [];
   const signal = new Map<string, { uid: string; cgroupDir: string; mains: { pid: number }[] }>();
@@ -117,7 +140,7 @@ async function measure(
     const dir = join(stateDir, "pods", pod.uid);
     await mkdir(join(dir, "logs"), { recursive: true });
     const child = spawnInCgroups(
-      ["sleep", "600"],
+      i === 0 ? holdCommand() : ["sleep", "600"],
       { PATH: "/usr/bin:/bin" },
       "/",
       driver.procFiles(container),
@@ -153,22 +176,30 @@ async function measure(
     flags: [],
   });
   if (!built.ok) throw new Error("bad bench config");
-  const collector = new LinuxSummaryCollector({
-    node: {
-      name: "wake-bench",
-      capacity: { memoryBytes: 4096n * MIB },
-      podsMemoryLimitBytes: 4000n * MIB,
-      stateDir,
-    },
-    cgroups: { driver, node },
-  });
-  const stats_: StatsPort = summaryStatsPort({
-    read: (scope) =>
-      collector.collect(targets, { memoryOnly: scope === "memory", reusePods: scope === "node" }),
-    refreshPods: (raw, uids) => Promise.resolve(collector.refreshPods(raw as RawSummaryJson, targets, uids)),
-    source: "bench",
-    sharesEntries: true,
-    clock: systemClock,
+  // The holder's memory resident before the first read, so that it is the pod every wake picks.
+  await waitForUsage(driver, targets[0]?.cgroup, BigInt(HOLD_MIB) * MIB);
+  const setups = (["all", "partial"] as const).map((reads) => {
+    const collector = new LinuxSummaryCollector({
+      node: {
+        name: "wake-bench",
+        capacity: { memoryBytes: 4096n * MIB },
+        podsMemoryLimitBytes: 4000n * MIB,
+        stateDir,
+      },
+      cgroups: { driver, node },
+      partialWakeReads: reads === "partial",
+    });
+    const stats_: StatsPort = summaryStatsPort({
+      read: (scope) =>
+        collector.collect(targets, { memoryOnly: scope === "memory", reusePods: scope === "node" }),
+      refreshPods: (raw, uids) =>
+        Promise.resolve(collector.refreshPods(raw as RawSummaryJson, targets, uids)),
+      unreadPods: (raw) => collector.unreadPods(raw as RawSummaryJson),
+      source: "bench",
+      sharesEntries: true,
+      clock: systemClock,
+    });
+    return { reads, collector, stats: stats_ };
   });
   const podsPort: PodsPort = {
     activePods: () => pods,
@@ -183,46 +214,89 @@ async function measure(
     imageGC: () => Promise.resolve({ freedBytes: 0 }),
   };
   const wake: WakePort = { next: () => new Promise(() => undefined), rearm: () => undefined };
-  const loop = new EvictionLoop({
-    config: built.config,
-    layout: "single",
-    housekeepingIntervalMs: 10_000,
-    stats: stats_,
-    pods: podsPort,
-    wake,
-    clock: systemClock,
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
-  });
-  // As the daemon: a first complete read (directory walks), then rehearsals once the pods run.
-  await collector.collect(targets);
-  for (let i = 0; i < 10; i++) await loop.rehearse();
-  const read: number[] = [];
-  const decide: number[] = [];
-  const kill: number[] = [];
-  const total: number[] = [];
-  for (let i = 0; i < wakes; i++) {
-    // Wakes 20 ms apart, with a housekeeping read every 50 wakes, as between a daemon's wakes.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    if (i % 50 === 49) await loop.runOnce({ reason: "housekeeping", at: Date.now(), notification: false });
-    const at = Date.now();
-    const step: LoopStep = await loop.runOnce({ reason: "memcg notification", at, notification: true });
-    if (step.evictions.length !== 1) throw new Error(`a wake evicted ${step.evictions.length} pods`);
-    const t = step.timings;
-    if (t === undefined) throw new Error("the loop did not time its phases");
-    read.push(t.readMs);
-    decide.push(t.decideMs);
-    kill.push(t.killMs);
-    total.push(t.readMs + t.decideMs + t.killMs);
+  const measured = [];
+  for (const setup of setups) {
+    const unread: number[] = [];
+    const loop = new EvictionLoop({
+      config: built.config,
+      layout: "single",
+      housekeepingIntervalMs: 10_000,
+      stats: {
+        ...setup.stats,
+        collect: async (scope) => {
+          const sample = await setup.stats.collect(scope);
+          if (scope === "memory") unread.push(sample.unread?.uids.size ?? 0);
+          return sample;
+        },
+      },
+      pods: podsPort,
+      wake,
+      clock: systemClock,
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    // As the daemon: a first complete read (directory walks), then rehearsals once the pods run.
+    await setup.collector.collect(targets);
+    for (let i = 0; i < 10; i++) await loop.rehearse();
+    measured.push({
+      setup,
+      loop,
+      unread,
+      read: [] as number[],
+      decide: [] as number[],
+      kill: [] as number[],
+      total: [] as number[],
+      picked: new Set<string>(),
+    });
   }
-  collector.close();
-  return {
+  for (let i = 0; i < wakes; i++) {
+    for (const m of measured) {
+      // Wakes 20 ms apart, with a housekeeping read every 50 wakes, as between a daemon's wakes.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (i % 50 === 49)
+        await m.loop.runOnce({ reason: "housekeeping", at: Date.now(), notification: false });
+      const at = Date.now();
+      const step: LoopStep = await m.loop.runOnce({ reason: "memcg notification", at, notification: true });
+      if (step.evictions.length !== 1) throw new Error(`a wake evicted ${step.evictions.length} pods`);
+      const t = step.timings;
+      if (t === undefined) throw new Error("the loop did not time its phases");
+      m.picked.add(step.evictions[0]?.eviction.pod.uid ?? "");
+      m.read.push(t.readMs);
+      m.decide.push(t.decideMs);
+      m.kill.push(t.killMs);
+      m.total.push(t.readMs + t.decideMs + t.killMs);
+    }
+  }
+  for (const m of measured) {
+    m.setup.collector.close();
+    // Both ways of reading must pick the pod holding memory, and only it.
+    if (m.picked.size !== 1 || !m.picked.has("wake-bench-0000"))
+      throw new Error(`${m.setup.reads} reads picked ${[...m.picked].join(", ")}, not the holder`);
+  }
+  return measured.map((m) => ({
     pods: count,
+    reads: m.setup.reads,
+    unreadPods: median(m.unread),
     wakes,
-    readMs: stats(read),
-    decideMs: stats(decide),
-    killMs: stats(kill),
-    toKillMs: stats(total),
-  };
+    readMs: stats(m.read),
+    decideMs: stats(m.decide),
+    killMs: stats(m.kill),
+    toKillMs: stats(m.total),
+  }));
+}
+
+/** Waits (up to 10 s) until `cgroup`'s memory usage reaches `bytes`. */
+async function waitForUsage(
+  driver: CgroupDriver,
+  cgroup: CgroupRef | undefined,
+  bytes: bigint,
+): Promise<void> {
+  if (cgroup === undefined) return;
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    if (readUsage(driver, cgroup) >= bytes) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the holder pod did not reach ${bytes} bytes in 10 s`);
 }
 
 async function main(): Promise<void> {
@@ -243,7 +317,7 @@ async function main(): Promise<void> {
     const node = await driver.driver.createNode({ name, memoryLimitBytes: 4096n * MIB });
     const stateDir = await mkdtemp(join(tmpdir(), "evictd-wake-bench-"));
     try {
-      runs.push(await measure(driver.driver, node, stateDir, count, args.wakes, children));
+      runs.push(...(await measure(driver.driver, node, stateDir, count, args.wakes, children)));
     } finally {
       for (const c of children) c.kill("SIGKILL");
       await driver.driver.destroyNode({ name });
@@ -257,8 +331,9 @@ async function main(): Promise<void> {
   console.log(
     "\n" +
       table(
-        ["phase (ms)", ...runs.flatMap((r) => [`${r.pods} pods median`, `${r.pods} pods p99`])],
+        ["phase (ms)", ...runs.flatMap((r) => [`${r.pods} pods ${r.reads} median`, "p99"])],
         [
+          ["pods left unread", ...runs.flatMap((r) => [num(r.unreadPods, 0), ""])],
           row("read", (r) => r.readMs),
           row("decide", (r) => r.decideMs),
           row("kill (find processes)", (r) => r.killMs),

@@ -4,11 +4,17 @@
  * them, and tests can drive the loop through them.
  */
 import type { NodeSummary, Pod } from "../core/model.js";
+import type { UnreadPods } from "../core/rank/working-set-bounds.js";
 
 /** One sample of the node: the raw Summary API object and its decoded form. */
 export interface StatsSample {
   readonly raw: unknown;
   readonly summary: NodeSummary;
+  /**
+   * A `memory` read on a large node: the pods whose memory it did not read (their entries are an
+   * earlier read's) and the bound on their usage it found instead (core/rank/working-set-bounds.ts).
+   */
+  readonly unread?: UnreadPods;
 }
 
 /**
@@ -21,7 +27,8 @@ export interface StatsSample {
  * - `memory`: a kernel memory notification woke the loop, and the decision it needs is a memory
  *   one: node memory and PIDs fresh; each pod's memory fresh too, or (a source with
  *   {@link StatsPort.refreshPods}) its usage alone, without its working set, which the loop reads
- *   for the pods a decision picks (app/loop/bounded-memory-pick.ts); disk figures (directory walks,
+ *   for the pods a decision picks (app/loop/bounded-memory-pick.ts), or not even that for the pods
+ *   it names unread, whose usage it bounds instead ({@link StatsSample.unread}); disk figures (directory walks,
  *   the slow part on a large node), per-container memory and the pods' task counts may be the last
  *   ones read whatever their age. A decision from such a read that would evict for anything but
  *   memory is made again from an `all` read.
@@ -39,7 +46,8 @@ export interface StatsPort {
   /**
    * `sample` with every figure of the pods named by `uids` read fresh (their memory with its working
    * set, PIDs, their containers' memory), for a source whose scoped reads carry some pod figures
-   * over or leave working sets out. Absent: scoped reads are complete.
+   * over or leave working sets out. Absent: scoped reads are complete. When `uids` names a pod of
+   * `sample.unread`, every unread pod's usage is read as well: the result leaves none unread.
    */
   refreshPods?(sample: StatsSample, uids: readonly string[]): Promise<StatsSample>;
 }

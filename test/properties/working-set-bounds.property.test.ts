@@ -149,4 +149,84 @@ describe("deciding a memory wake on working-set bounds", () => {
     assert.equal(pick.bounded, true);
     assert.deepEqual(picked(pick.result), picked(decide(complete)));
   });
+
+  test("with pods left unread and bounded together by the pods cgroup, evicts what the complete Summary evicts", async () => {
+    const unreadCase = fc.record({
+      pod: podCase,
+      unread: fc.boolean(),
+      // What the unread pod's entry still carries from an earlier read: anything, or nothing.
+      stale: fc.option(fc.record({ usageMiB: fc.integer({ min: 0, max: 300 }), full: fc.boolean() }), {
+        nil: undefined,
+      }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(unreadCase, { minLength: 1, maxLength: 14 }),
+        // Pages charged to the pods cgroup itself, beside its pods (the bound only grows with them).
+        fc.constantFrom(0, 1, 64),
+        async (cases, ownMiB) => {
+          const active = cases.map((c, i) => activePod(i, c.pod));
+          const complete = summaryOf(cases.map((c, i) => podStats(i, c.pod, true)));
+          const decide = (summary: NodeSummary | undefined): SyncResult =>
+            synchronize(config, INITIAL_STATE, { now: NOW, summary, activePods: active, layout: "single" });
+          const unreadUids = new Set(cases.flatMap((c, i) => (c.unread ? [`uid-${i}`] : [])));
+          const usageBoundBytes =
+            BigInt(ownMiB) * MiB +
+            complete.pods.reduce(
+              (sum, p) => sum + (unreadUids.has(p.podRef.uid) ? (p.memory?.usageBytes ?? 0n) : 0n),
+              0n,
+            );
+          const staleStats = (i: number, c: (typeof cases)[number]): PodStats => {
+            const base = podStats(i, c.pod, false);
+            if (c.stale === undefined) return withoutMemory(base);
+            const usage = BigInt(c.stale.usageMiB) * MiB;
+            return {
+              ...base,
+              memory: c.stale.full
+                ? { time: NOW - 10_000, usageBytes: usage, workingSetBytes: usage / 2n }
+                : { time: NOW - 10_000, usageBytes: usage },
+            };
+          };
+          const wakePods = cases.map((c, i) => (c.unread ? staleStats(i, c) : podStats(i, c.pod, false)));
+          const wake: StatsSample = {
+            raw: undefined,
+            summary: summaryOf(wakePods),
+            ...(unreadUids.size > 0 ? { unread: { uids: unreadUids, usageBoundBytes } } : {}),
+          };
+          const full = new Map(complete.pods.map((p) => [p.podRef.uid, p]));
+          const pick = await pickOnBounds(wake, {
+            decide,
+            readPods: (sample, uids) => {
+              // As the collector: naming an unread pod reads every unread pod's usage.
+              const readUnread = uids.some((uid) => sample.unread?.uids.has(uid) === true);
+              const pods = sample.summary.pods.map((p) => {
+                const uid = p.podRef.uid;
+                if (uids.includes(uid)) return full.get(uid) ?? p;
+                if (readUnread && sample.unread?.uids.has(uid) === true) {
+                  const i = Number(uid.slice(4));
+                  return podStats(i, (cases[i] as (typeof cases)[number]).pod, false);
+                }
+                return p;
+              });
+              const unread = readUnread ? undefined : sample.unread;
+              return Promise.resolve({
+                raw: undefined,
+                summary: summaryOf(pods),
+                ...(unread !== undefined ? { unread } : {}),
+              });
+            },
+            readAll: () => Promise.resolve({ raw: undefined, summary: complete }),
+          });
+          assert.deepEqual(picked(pick.result), picked(decide(complete)));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
 });
+
+/** A pod entry without memory figures (an earlier read that found none). */
+function withoutMemory(p: PodStats): PodStats {
+  const { memory: _none, ...rest } = p;
+  return rest;
+}

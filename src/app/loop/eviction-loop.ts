@@ -267,7 +267,7 @@ export class EvictionLoop {
     let fresh: StatsSample;
     try {
       const picked = report.evictions.map((e) => e.pod.uid);
-      const unread = bounded ? podsLackingWorkingSet(sample.summary) : [];
+      const unread = bounded ? podsLackingWorkingSet(sample.summary, sample.unread) : [];
       fresh = await stats.refreshPods(sample, [...new Set([...picked, ...unread])]);
     } catch (e) {
       log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");

@@ -5,6 +5,7 @@
  * something unusable, which is exit 3 in the CLI, not a bug.
  */
 import { formatIssue, IssueList } from "../../core/issues.js";
+import type { UnreadPods } from "../../core/rank/working-set-bounds.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { AdapterError } from "../../errors.js";
 import type { ClockPort, StatsPort, StatsSample, StatsScope } from "../ports.js";
@@ -32,6 +33,8 @@ export interface SummaryStatsPortOptions {
    * are neither checked nor built again. Every time field must be written.
    */
   readonly sharesEntries?: boolean;
+  /** The pods a raw Summary of this source leaves unread, with their bound (see `StatsSample.unread`). */
+  readonly unreadPods?: (raw: unknown) => UnreadPods | undefined;
 }
 
 const KUBELET_HINT =
@@ -48,7 +51,10 @@ export function summaryStatsPort(options: SummaryStatsPortOptions): StatsPort {
       issues,
       previous === undefined ? {} : { previous: previous.summary },
     );
-    if (summary !== undefined) return { raw, summary };
+    if (summary !== undefined) {
+      const unread = options.unreadPods?.(raw);
+      return unread === undefined ? { raw, summary } : { raw, summary, unread };
+    }
     const errors = issues.items.filter((i) => i.severity === "error");
     const shown = (errors.length > 0 ? errors : issues.items).slice(0, SHOWN_ISSUES);
     const more = issues.items.length - shown.length;

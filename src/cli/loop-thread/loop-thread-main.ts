@@ -65,6 +65,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     },
     refreshPods: (raw, uids) =>
       Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
+    unreadPods: (raw) => collector.unreadPods(raw as RawSummaryJson),
     source: "the node's stats collector",
     sharesEntries: true,
     clock: systemClock,

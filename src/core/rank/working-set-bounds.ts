@@ -11,32 +11,61 @@
  * the same pods. The PID and disk rankings do not look at memory at all. Nothing else the engine
  * decides reads a pod's working set, except the eviction message of the pods it picks, which are
  * read in full. (The property test in working-set-bounds.test.ts holds the engine to this.)
+ *
+ * A memory wake on a large node need not read every pod's usage either ({@link UnreadPods}): the
+ * pods cgroup's usage counts every page charged to any pod below it, so the pods cgroup's usage less
+ * the usage of the pods that were read bounds the usage, and so the working set, of each pod that
+ * was not. Such a pod ranks at that bound, whatever figures its entry still carries from an earlier
+ * read, and the argument above holds unchanged: every bound is at or above the real figure.
  */
 import type { ContainerStats, FsStats, MemoryStats, NodeSummary, PodStats, VolumeStats } from "../model.js";
+
+/**
+ * Pods whose memory a read did not look at, and the bound it found for them all: each one's usage is
+ * at most `usageBoundBytes` (the pods cgroup's usage less the usage of the pods read). Their entries
+ * in the Summary are whatever was read before, each with the time it was read at.
+ */
+export interface UnreadPods {
+  readonly uids: ReadonlySet<string>;
+  readonly usageBoundBytes: bigint;
+}
 
 /** True when `pod` reports its memory usage but not its working set. */
 export function lacksWorkingSet(pod: PodStats): boolean {
   return pod.memory?.usageBytes !== undefined && pod.memory.workingSetBytes === undefined;
 }
 
-/** UIDs of the pods in `summary` that report usage but no working set. */
-export function podsLackingWorkingSet(summary: NodeSummary): ReadonlySet<string> {
+/** UIDs of the pods in `summary` whose working set is not known: usage without it, or not read at all. */
+export function podsLackingWorkingSet(summary: NodeSummary, unread?: UnreadPods): ReadonlySet<string> {
   const uids = new Set<string>();
-  for (const pod of summary.pods) if (lacksWorkingSet(pod)) uids.add(pod.podRef.uid);
+  for (const pod of summary.pods)
+    if (lacksWorkingSet(pod) || unread?.uids.has(pod.podRef.uid) === true) uids.add(pod.podRef.uid);
   return uids;
 }
 
-/** `summary` with every pod lacking a working set given its usage as one (see the module comment). */
-export function withWorkingSetBounds(summary: NodeSummary): NodeSummary {
+/**
+ * `summary` with every pod lacking a working set given its usage as one, and every pod in `unread`
+ * given the bound as both (see the module comment).
+ */
+export function withWorkingSetBounds(summary: NodeSummary, unread?: UnreadPods): NodeSummary {
   const bounded = new Map<PodStats, PodStats>();
   const bound = (pod: PodStats): PodStats => {
+    const seen = bounded.get(pod);
+    if (seen !== undefined) return seen;
     const memory = pod.memory;
-    if (memory?.usageBytes === undefined || memory.workingSetBytes !== undefined) return pod;
-    let out = bounded.get(pod);
-    if (out === undefined) {
-      out = new BoundedPod(pod, { ...memory, workingSetBytes: memory.usageBytes });
-      bounded.set(pod, out);
-    }
+    let figures: MemoryStats;
+    if (unread?.uids.has(pod.podRef.uid) === true) {
+      const bytes = unread.usageBoundBytes;
+      figures = {
+        ...(memory?.time !== undefined ? { time: memory.time } : {}),
+        usageBytes: bytes,
+        workingSetBytes: bytes,
+      };
+    } else if (memory?.usageBytes !== undefined && memory.workingSetBytes === undefined) {
+      figures = { ...memory, workingSetBytes: memory.usageBytes };
+    } else return pod;
+    const out = new BoundedPod(pod, figures);
+    bounded.set(pod, out);
     return out;
   };
   let pods: readonly PodStats[] | undefined;

@@ -116,6 +116,21 @@ export function readUsage(driver: CgroupLocator, cgroup: CgroupRef, read: ReadTe
 }
 
 /**
+ * Whether usage of `cgroup` counts its descendants' pages: always on v2; on v1 when its
+ * `memory.use_hierarchy` is 1 (what the kubelet and systemd set, and the only mode kernels since
+ * 5.x offer; an older host's root may still have it off).
+ */
+export function countsDescendants(
+  driver: CgroupLocator,
+  cgroup: CgroupRef,
+  read: ReadText = readKernelFile,
+): boolean {
+  if (driver.api === "v2") return true;
+  const path = inDir(driver.directories(cgroup).memory, "memory.use_hierarchy");
+  return read(path).trim() === "1";
+}
+
+/**
  * Memory limits seen before, by cgroup directory. Limits are set when a cgroup is made and change
  * only by hand, so a memory wake may take the last one read (`reuse`) and spare a third of its
  * reads; every full read (housekeeping) reads them again.

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,8 @@ import { IssueList } from "../../core/issues.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { withWorkingSetBounds } from "../../core/rank/working-set-bounds.js";
+import { pickOnBounds } from "../../app/loop/bounded-memory-pick.js";
+import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { CgroupDriver, ContainerCgroup, NodeCgroups, PodCgroup } from "../cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
@@ -330,6 +333,164 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
       assert.deepEqual(fromRefreshed, decide(fresh));
     } finally {
       await rm(extra, { force: true });
+    }
+  });
+
+  test("a memory wake on a node of many pods reads the largest, bounds the rest by the pods cgroup, and decides as a complete fresh read", async () => {
+    // 24 idle pods (a sleeping process each; BestEffort and Burstable by turns) beside the pod
+    // holding 30 MiB.
+    const idle: ActivePodInfo[] = [];
+    const sleepers: ChildProcess[] = [];
+    try {
+      for (let i = 0; i < 24; i++) {
+        const uid = `partial-${String(i).padStart(4, "0")}`;
+        const podCgroup = await driver.createPod(uid, i % 2 === 0 ? "BestEffort" : "Burstable");
+        const c = await driver.createContainer(podCgroup, "main");
+        sleepers.push(spawnInCgroups(["sleep", "600"], env, "/", driver.procFiles(c), "ignore"));
+        const files = testPodFiles(spec.stateDir, uid);
+        await mkdir(join(files.dir, "logs"), { recursive: true });
+        idle.push({
+          uid,
+          name: uid,
+          namespace: "partial",
+          cgroup: podCgroup,
+          containers: [files.container({ name: "main", cgroup: c })],
+          volumes: [],
+        });
+      }
+      const deadline = Date.now() + 10_000;
+      while ((await driver.procs(node.pods, { recursive: true })).length < 26 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      const pods = [...idle.slice(0, 12), info, ...idle.slice(12)];
+      const collector = new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } });
+      const earlier = await collector.collect(pods);
+      const wake = await collector.collect(pods, { memoryOnly: true });
+      const unread = collector.unreadPods(wake);
+      assert.ok(unread !== undefined, "a 25-pod memory wake leaves the small pods unread");
+      assert.ok(unread.uids.size >= 10 && unread.uids.size <= 25 - 8, `${unread.uids.size} pods left unread`);
+      assert.ok(!unread.uids.has(info.uid), "the largest pod is read");
+      // The bound holds each unread pod's real usage, and all of theirs together (the kernel's
+      // hierarchical charge: a pod's pages are the pods cgroup's too); unread pods keep the earlier
+      // read's entry, with its time.
+      const usage = (p: ActivePodInfo) =>
+        BigInt(
+          readFileSync(
+            join(
+              driver.directories(p.cgroup as PodCgroup).memory,
+              driver.api === "v1" ? "memory.usage_in_bytes" : "memory.current",
+            ),
+            "utf8",
+          ).trim(),
+        );
+      let unreadTotal = 0n;
+      for (const [i, p] of pods.entries()) {
+        if (!unread.uids.has(p.uid)) {
+          assert.equal(
+            wake.pods[i]?.memory?.time,
+            wake.pods.find((e) => e.podRef.uid === info.uid)?.memory?.time,
+          );
+          continue;
+        }
+        assert.equal(wake.pods[i], earlier.pods[i], `${p.uid} keeps the earlier entry`);
+        const u = usage(p);
+        unreadTotal += u;
+        assert.ok(u > 0n && u <= unread.usageBoundBytes, `${p.uid}: ${u} ≤ ${unread.usageBoundBytes}`);
+      }
+      assert.ok(
+        unreadTotal <= unread.usageBoundBytes + BigInt(MiB),
+        `${unreadTotal} ≤ ${unread.usageBoundBytes}`,
+      );
+      // Naming a pod left unread reads them all: none is left unread.
+      const someUnread = [...unread.uids][0] as string;
+      const all = collector.refreshPods(wake, pods, [someUnread]);
+      assert.equal(collector.unreadPods(all), undefined);
+      for (const [i, p] of pods.entries()) {
+        if (!unread.uids.has(p.uid)) continue;
+        assert.ok(String(all.pods[i]?.memory?.time) > String(earlier.pods[i]?.memory?.time), p.uid);
+        if (p.uid !== someUnread) assert.equal(all.pods[i]?.memory?.workingSetBytes, undefined, p.uid);
+      }
+      // Naming read pods keeps the others unread.
+      assert.equal(collector.unreadPods(collector.refreshPods(wake, pods, [info.uid])), unread);
+
+      // The decision, as the loop makes it (bounded-memory-pick.ts through the stats port), equals the
+      // decision on a complete fresh read: with the holder exceeding its request (picked at once), and
+      // with the holder within its request, where an unread BestEffort pod at the bound ranks first and
+      // every pod must be read.
+      const bestEffort = new Set(idle.filter((_, i) => i % 2 === 0).map((p) => p.uid));
+      for (const holderRequest of ["1Mi", "64Mi"]) {
+        const issues = new IssueList();
+        const active = pods.map((p) => {
+          const request = p.uid === info.uid ? holderRequest : bestEffort.has(p.uid) ? undefined : "1Mi";
+          const decoded = decodePod(
+            {
+              metadata: { name: p.name, namespace: p.namespace, uid: p.uid },
+              spec: {
+                containers: [
+                  {
+                    name: p.containers[0]?.name ?? "app",
+                    ...(request !== undefined ? { resources: { requests: { memory: request } } } : {}),
+                  },
+                ],
+              },
+            },
+            "pod",
+            issues,
+          );
+          assert.ok(decoded !== undefined);
+          return decoded;
+        });
+        const built = buildEvictionConfig({
+          config: { evictionHard: { "memory.available": "500Mi" }, enforceNodeAllocatable: ["none"] },
+        });
+        assert.ok(built.ok);
+        const now = Date.now();
+        const decideOn = (summary: NodeSummary | undefined) =>
+          synchronize(built.config, INITIAL_STATE, { now, summary, activePods: active, layout: "single" });
+        const picked = (r: ReturnType<typeof decideOn>) =>
+          r.kind === "done" ? r.report.evictions.map((e) => `${e.pod.uid} ${e.signal}`) : ["reclaim"];
+        const port = summaryStatsPort({
+          read: (scope) => collector.collect(pods, { memoryOnly: scope === "memory" }),
+          refreshPods: (raw, uids) => Promise.resolve(collector.refreshPods(raw as typeof wake, pods, uids)),
+          unreadPods: (raw) => collector.unreadPods(raw as typeof wake),
+          source: "test",
+          clock: { now: () => Date.now() },
+        });
+        const sample = await port.collect("memory");
+        assert.ok(sample.unread !== undefined);
+        const readPods = port.refreshPods?.bind(port);
+        assert.ok(readPods !== undefined);
+        let completeReads = 0;
+        const pick = await pickOnBounds(sample, {
+          decide: decideOn,
+          readPods,
+          readAll: async () => {
+            completeReads++;
+            return port.collect("all");
+          },
+        });
+        if (holderRequest === "1Mi")
+          assert.equal(completeReads, 0, "the bound and the holder's read settle the pick");
+        const complete = decode(
+          await new LinuxSummaryCollector({ node: spec, cgroups: { driver, node } }).collect(pods),
+        );
+        const expected = picked(decideOn(complete));
+        assert.equal(expected.length, 1);
+        if (holderRequest === "1Mi") assert.deepEqual(expected, [`${info.uid} memory.available`]);
+        else assert.ok(bestEffort.has(expected[0]?.split(" ")[0] as string), "a BestEffort idle pod");
+        // Among idle pods of equal size the order can move by a page between two reads; the holder's
+        // case is exact, the idle pods' is compared by QoS and usage.
+        if (holderRequest === "1Mi") assert.deepEqual(picked(pick.result), expected);
+        else {
+          const got = picked(pick.result)[0]?.split(" ")[0] as string;
+          assert.ok(bestEffort.has(got), `${got} is a BestEffort idle pod`);
+        }
+      }
+    } finally {
+      // The next test counts the node's processes: these pods go, cgroups and all.
+      const exits = sleepers.map((c) => new Promise((r) => c.once("exit", r)));
+      for (const c of sleepers) c.kill("SIGKILL");
+      await Promise.all(exits);
+      for (const p of idle) await driver.remove(p.cgroup as PodCgroup);
     }
   });
 

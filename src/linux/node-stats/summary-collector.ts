@@ -8,7 +8,9 @@ import type { CgroupDirectories, CgroupDriver, CgroupRef, NodeCgroups } from "..
 import type { EpochMs } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
+import type { UnreadPods } from "../../core/rank/working-set-bounds.js";
 import {
+  countsDescendants,
   readPidsCurrent,
   readUsage,
   readWorkingSet,
@@ -19,6 +21,7 @@ import {
 import { KernelFileReader } from "./kernel-file-reader.js";
 import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { NanoClock } from "./nano-clock.js";
+import { restMayStayUnread, usageReadOrder } from "./partial-usage-read.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
 import { ProcessTable, readProcFile } from "./process-table.js";
 import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "../procfs.js";
@@ -64,6 +67,11 @@ export interface LinuxSummaryCollectorOptions {
   readonly refreshPerPodMs?: number;
   /** Entries one directory walk may visit before it stops (default 200 000). */
   readonly maxWalkEntries?: number;
+  /**
+   * Whether a memory wake may leave pods unread, bounding their usage by the pods cgroup's instead
+   * ({@link CollectOptions.memoryOnly}; default true). False reads every pod's usage on every wake.
+   */
+  readonly partialWakeReads?: boolean;
   /** Base page size for statm; read from `<procRoot>/self/smaps` when absent. */
   readonly pageSize?: number;
   /** The node's `startTime` (default: when the collector was made). */
@@ -110,6 +118,11 @@ export interface CollectOptions {
    * statfs, no thread-pool round trip), and so are the pods' task counts: only a PID ranking reads
    * them, and a decision from this read that would evict for anything but memory is made again from
    * a complete read (app/loop/eviction-loop.ts).
+   *
+   * On a node of more than a few pods, those whose usage was largest are read and the rest may be
+   * left unread, their usage bounded by the pods cgroup's instead (partial-usage-read.ts): their
+   * entries are the last read's, each figure with the time it was read at, and
+   * {@link unreadPods} names them with the bound.
    */
   readonly memoryOnly?: boolean;
   /**
@@ -220,6 +233,13 @@ export class LinuxSummaryCollector {
   #sweptAtNs = 0n;
   /** Each pod's last Summary entry and what it was built from (see {@link #podEntry}). */
   readonly #podEntries = new WeakMap<ActivePodInfo, PodEntryMemo>();
+  /** Each pod cgroup's memory usage as last read (usage alone or in full), to order a memory wake's reads. */
+  readonly #lastUsage = new WeakMap<CgroupRef, bigint>();
+  /** The pods a memory wake's Summary left unread, with their bound (see {@link unreadPods}). */
+  readonly #unread = new WeakMap<RawSummaryJson, UnreadPods>();
+  readonly #partialWakeReads: boolean;
+  /** Whether the pods cgroup's usage counts the pods' pages (read once; see `countsDescendants`). */
+  #podsCountDescendants: boolean | undefined;
   readonly #refreshPerPodMs: number;
 
   constructor(options: LinuxSummaryCollectorOptions) {
@@ -233,6 +253,7 @@ export class LinuxSummaryCollector {
     this.#pageSize = options.pageSize;
     this.#minRefreshMs = options.diskTtlMs ?? 1000;
     this.#refreshPerPodMs = options.refreshPerPodMs ?? 100;
+    this.#partialWakeReads = options.partialWakeReads ?? true;
     this.#disk = new PodDiskMeter(this.#minRefreshMs, this.#clock, options.maxWalkEntries ?? 200_000);
     this.#startTime = formatRfc3339Ms(options.startTime ?? Number(this.#clock.nowNs() / 1_000_000n));
   }
@@ -264,14 +285,20 @@ export class LinuxSummaryCollector {
     // pod without cgroups, or a count without the pids controller, waits for an asynchronous read.
     const lives: PodLive[] = new Array<PodLive>(pods.length);
     const waits: Promise<void>[] = [];
-    pods.forEach((pod, i) => {
+    const readPod = (i: number): bigint | undefined => {
+      const pod = pods[i] as ActivePodInfo;
       const now = this.#podLiveNow(pod, reuseAfterNs, podRead, passTime);
-      if (now !== undefined) lives[i] = now;
-      else
+      if (now === undefined) {
         waits.push(
           this.#podLive(pod, table, reuseAfterNs, podRead, passTime).then((l) => void (lives[i] = l)),
         );
-    });
+        return undefined;
+      }
+      lives[i] = now;
+      return now.memory === undefined ? undefined : BigInt(now.memory.usageBytes);
+    };
+    const skipped = podRead === "usage" ? this.#readLargestPods(pods, readPod) : undefined;
+    if (skipped === undefined) for (let i = 0; i < pods.length; i++) readPod(i);
     if (waits.length > 0) await Promise.all(waits);
     if (podRead === "usage") this.#readGrowingPod(pods, lives);
     const nodeMemory = this.#nodeMemory();
@@ -289,7 +316,7 @@ export class LinuxSummaryCollector {
     const fs = fsJson(nodeFs, fsTime, nodeFs.usedBytes, nodeFs.inodesUsed);
     const image =
       imageFs === undefined ? { ...fs } : fsJson(imageFs, fsTime, imageFs.usedBytes, imageFs.inodesUsed);
-    return {
+    const raw: RawSummaryJson = {
       node: {
         nodeName: this.#node.name,
         startTime: this.#startTime,
@@ -299,8 +326,76 @@ export class LinuxSummaryCollector {
         runtime: { imageFs: image, containerFs: { ...fs } },
         rlimit,
       },
-      pods: pods.map((pod, i) => this.#podEntry(pod, lives[i] as PodLive, disks[i], walkFs)),
+      pods: pods.map((pod, i) => {
+        const live = lives[i];
+        // A pod left unread keeps its last entry (see #readLargestPods: it has one).
+        return live === undefined
+          ? (this.#podEntries.get(pod) as PodEntryMemo).entry
+          : this.#podEntry(pod, live, disks[i], walkFs);
+      }),
     };
+    if (skipped !== undefined && skipped.length > 0) {
+      // The bound from the pods cgroup's usage read after the pods: a pod that grew meanwhile makes
+      // it larger, never smaller than what is left for the pods not read.
+      let readBytes = 0n;
+      for (const live of lives) if (live?.memory !== undefined) readBytes += BigInt(live.memory.usageBytes);
+      const podsUsage = BigInt(podsMemory.usageBytes);
+      this.#unread.set(raw, {
+        uids: new Set(skipped.map((i) => (pods[i] as ActivePodInfo).uid)),
+        usageBoundBytes: podsUsage > readBytes ? podsUsage - readBytes : 0n,
+      });
+    }
+    return raw;
+  }
+
+  /**
+   * The pods a memory wake's Summary `raw` left unread and the bound on their usage, or undefined
+   * when it read them all (see {@link CollectOptions.memoryOnly}).
+   */
+  unreadPods(raw: RawSummaryJson): UnreadPods | undefined {
+    return this.#unread.get(raw);
+  }
+
+  /**
+   * A memory wake's pod reads on a node of more than a few pods: the pods in the order of
+   * partial-usage-read.ts, through `readPod` (which returns the usage it read, if it could), until
+   * the rest may stay unread. Returns the indices of the pods left unread, or undefined when every
+   * pod must be read (no cgroups, a pod outside them, no pids controller to count the node's tasks
+   * with, or a pods cgroup whose usage does not count its pods'), and the caller reads them all.
+   */
+  #readLargestPods(
+    pods: readonly ActivePodInfo[],
+    readPod: (i: number) => bigint | undefined,
+  ): number[] | undefined {
+    const cgroups = this.#cgroups;
+    if (!this.#partialWakeReads || cgroups === undefined || !cgroups.driver.hasPids) return undefined;
+    if (pods.some((p) => p.cgroup === undefined)) return undefined;
+    const { driver, node } = cgroups;
+    this.#podsCountDescendants ??= tolerate(() => countsDescendants(driver, node.pods, this.#read)) === true;
+    if (!this.#podsCountDescendants) return undefined;
+    const podsUsage = tolerate(() => readUsage(driver, node.pods, this.#read));
+    if (podsUsage === undefined) return undefined;
+    // A pod may stay unread when it has an entry to keep, from a read that found its memory.
+    const last = pods.map((pod) => {
+      const memo = this.#podEntries.get(pod);
+      return memo?.memory === undefined ? undefined : this.#lastUsage.get(pod.cgroup as CgroupRef);
+    });
+    const order = usageReadOrder(last);
+    let read = 0;
+    let readBytes = 0n;
+    let largest = 0n;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k] as number;
+      if (last[i] !== undefined && restMayStayUnread(read, podsUsage, readBytes, largest))
+        return order.slice(k);
+      const usage = readPod(i);
+      read++;
+      if (usage !== undefined) {
+        readBytes += usage;
+        if (usage > largest) largest = usage;
+      }
+    }
+    return [];
   }
 
   /**
@@ -318,17 +413,25 @@ export class LinuxSummaryCollector {
    * `raw` (a read of `pods`) with the pods named by `uids` read in full now: their memory with its
    * working set, their PIDs and their containers' memory. What the engine needs of the pods it
    * picks: the working set that ranks them (a memory wake reads usage alone) and the containers its
-   * eviction message names. The other pods are left as they were.
+   * eviction message names. The other pods are left as they were, but when `uids` names a pod `raw`
+   * left unread ({@link unreadPods}: the bound was not enough to rank it), every pod it left unread
+   * has its usage read too, and the result leaves none unread.
    */
   refreshPods(raw: RawSummaryJson, pods: readonly ActivePodInfo[], uids: readonly string[]): RawSummaryJson {
     const cgroups = this.#cgroups;
     if (cgroups === undefined) return raw;
     const wanted = new Set(uids);
     const byUid = new Map(pods.map((p) => [p.uid, p]));
-    return {
+    const unread = this.#unread.get(raw);
+    const readUnread = unread !== undefined && uids.some((uid) => unread.uids.has(uid));
+    const passTime = readUnread ? this.#time() : "";
+    const refreshed: RawSummaryJson = {
       ...raw,
       pods: raw.pods.map((entry) => {
-        const pod = wanted.has(entry.podRef.uid) ? byUid.get(entry.podRef.uid) : undefined;
+        const uid = entry.podRef.uid;
+        if (readUnread && !wanted.has(uid) && unread.uids.has(uid))
+          return this.#withUsage(entry, byUid.get(uid), passTime);
+        const pod = wanted.has(uid) ? byUid.get(uid) : undefined;
         if (pod?.cgroup === undefined) return entry;
         const podCgroup = pod.cgroup;
         const { driver } = cgroups;
@@ -355,6 +458,20 @@ export class LinuxSummaryCollector {
         };
       }),
     };
+    if (unread !== undefined && !readUnread) this.#unread.set(refreshed, unread);
+    return refreshed;
+  }
+
+  /** A pod left unread, its usage read now (its entry without memory figures if it cannot be). */
+  #withUsage(entry: PodJson, pod: ActivePodInfo | undefined, passTime: string): PodJson {
+    const cgroups = this.#cgroups;
+    const podCgroup = pod?.cgroup;
+    if (cgroups === undefined || podCgroup === undefined) return entry;
+    const usage = tolerate(() => readUsage(cgroups.driver, podCgroup, this.#read));
+    const { memory: _last, ...rest } = entry;
+    if (usage === undefined) return rest;
+    this.#lastUsage.set(podCgroup, usage);
+    return { ...rest, memory: { time: passTime, usageBytes: counter(usage) } };
   }
 
   /** One container cgroup's memory, read now and remembered for the reads that follow. */
@@ -621,6 +738,7 @@ export class LinuxSummaryCollector {
     const containers = containerMap(pod, containerFigures);
     if (podRead === "usage") {
       const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
+      if (usage !== undefined) this.#lastUsage.set(podCgroup, usage);
       // A memory decision ranks by memory alone: the pod's task count is the last one read (a
       // `pids.current` per pod is a third of a 110-pod wake's reads), unless it was never read.
       const count = known?.count ?? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read));
@@ -661,6 +779,7 @@ export class LinuxSummaryCollector {
     const count = await this.#podTasks(driver, podCgroup);
     if (podRead === "usage") {
       const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
+      if (usage !== undefined) this.#lastUsage.set(podCgroup, usage);
       return {
         memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
         containers,
@@ -721,6 +840,7 @@ export class LinuxSummaryCollector {
     const memoryFigures =
       memory === undefined ? undefined : cgroupMemoryJson(memory, formatRfc3339Nano(atNs));
     const workingSetBytes = memory?.workingSetBytes ?? 0n;
+    if (memory !== undefined) this.#lastUsage.set(podCgroup, memory.usageBytes);
     this.#podFigures.set(podCgroup, { memory: memoryFigures, count, workingSetBytes, atNs });
     return { memory: memoryFigures, workingSetBytes };
   }
