@@ -15,7 +15,7 @@
  * alternating: reading every pod's usage on a wake (`all`), and reading the largest pods and bounding
  * the rest by the pods cgroup's usage (`partial`, the default; linux/node-stats/partial-usage-read.ts).
  *
- *   node dist/bench/wake-path-bench.js [--pods 5,110] [--wakes 300]
+ *   node dist/bench/wake-path-bench.js [--pods 5,110] [--wakes 300] [--reads all,partial]
  *
  * Needs root and a memory cgroup. Writes bench/results/wake-path.json.
  */
@@ -24,6 +24,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { getHeapSpaceStatistics } from "node:v8";
 import { EvictionLoop, type LoopStep } from "../src/app/loop/eviction-loop.js";
 import { summaryStatsPort } from "../src/app/loop/summary-stats-port.js";
 import type { FailedPodStatus, KillResult, PodsPort, StatsPort, WakePort } from "../src/app/ports.js";
@@ -50,18 +51,26 @@ const MIB = 1024n * 1024n;
 interface Args {
   readonly pods: number[];
   readonly wakes: number;
+  readonly reads: readonly Reads[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
   let pods = [5, 110];
   let wakes = 300;
+  let reads: Reads[] = ["all", "partial"];
   for (let i = 0; i < argv.length; i += 2) {
     const v = argv[i + 1];
     if (argv[i] === "--pods" && v !== undefined) pods = v.split(",").map(Number);
     else if (argv[i] === "--wakes" && v !== undefined) wakes = Number(v);
+    else if (argv[i] === "--reads" && v !== undefined)
+      reads = v.split(",").map((r) => {
+        if (r !== "all" && r !== "partial")
+          throw new Error(`--reads: ${JSON.stringify(r)} is neither all nor partial`);
+        return r;
+      });
     else throw new Error(`unknown argument ${argv[i]}`);
   }
-  return { pods, wakes };
+  return { pods, wakes, reads };
 }
 
 interface PhaseStats {
@@ -77,6 +86,14 @@ interface Run {
   readonly reads: Reads;
   /** Pods whose memory a wake left unread (median). */
   readonly unreadPods: number;
+  /**
+   * Young-generation bytes a wake allocated up to its end, its read of the rest after the kill
+   * included (median; wakes in which a scavenge ran are left out). Up to SIGTERM, what the loop
+   * thread keeps room for (loop-thread/idle-scavenge.ts).
+   */
+  readonly allocatedKiB: number;
+  /** The same up to SIGTERM. */
+  readonly allocatedToKillKiB: number;
   readonly wakes: number;
   readonly readMs: PhaseStats;
   readonly decideMs: PhaseStats;
@@ -125,6 +142,7 @@ async function measure(
   stateDir: string,
   count: number,
   wakes: number,
+  readsWanted: readonly Reads[],
   children: ChildProcess[],
 ): Promise<Run[]> {
   const pods: Pod[] = [];
@@ -178,7 +196,7 @@ async function measure(
   if (!built.ok) throw new Error("bad bench config");
   // The holder's memory resident before the first read, so that it is the pod every wake picks.
   await waitForUsage(driver, targets[0]?.cgroup, BigInt(HOLD_MIB) * MIB);
-  const setups = (["all", "partial"] as const).map((reads) => {
+  const setups = readsWanted.map((reads) => {
     const collector = new LinuxSummaryCollector({
       node: {
         name: "wake-bench",
@@ -201,11 +219,13 @@ async function measure(
     });
     return { reads, collector, stats: stats_ };
   });
+  let youngAtKill = 0;
   const podsPort: PodsPort = {
     activePods: () => pods,
     kill: (pod: Pod, _grace: number, _status: FailedPodStatus): Promise<KillResult> => {
       const target = signal.get(pod.uid);
       if (target !== undefined) podPidsNow(target);
+      youngAtKill = youngUsed();
       return Promise.resolve({ terminatedAt: Date.now(), done: Promise.resolve({ ok: true, stuck: [] }) });
     },
     restate: () => undefined,
@@ -245,6 +265,8 @@ async function measure(
       decide: [] as number[],
       kill: [] as number[],
       total: [] as number[],
+      allocated: [] as number[],
+      allocatedToKill: [] as number[],
       picked: new Set<string>(),
     });
   }
@@ -255,7 +277,13 @@ async function measure(
       if (i % 50 === 49)
         await m.loop.runOnce({ reason: "housekeeping", at: Date.now(), notification: false });
       const at = Date.now();
+      const youngBefore = youngUsed();
       const step: LoopStep = await m.loop.runOnce({ reason: "memcg notification", at, notification: true });
+      const youngAfter = youngUsed();
+      if (youngAfter >= youngAtKill && youngAtKill >= youngBefore) {
+        m.allocatedToKill.push((youngAtKill - youngBefore) / 1024);
+        m.allocated.push((youngAfter - youngBefore) / 1024);
+      }
       if (step.evictions.length !== 1) throw new Error(`a wake evicted ${step.evictions.length} pods`);
       const t = step.timings;
       if (t === undefined) throw new Error("the loop did not time its phases");
@@ -276,12 +304,19 @@ async function measure(
     pods: count,
     reads: m.setup.reads,
     unreadPods: median(m.unread),
+    allocatedKiB: median(m.allocated),
+    allocatedToKillKiB: median(m.allocatedToKill),
     wakes,
     readMs: stats(m.read),
     decideMs: stats(m.decide),
     killMs: stats(m.kill),
     toKillMs: stats(m.total),
   }));
+}
+
+/** Bytes in use in the young generation now. */
+function youngUsed(): number {
+  return getHeapSpaceStatistics().find((sp) => sp.space_name === "new_space")?.space_used_size ?? 0;
 }
 
 /** Waits (up to 10 s) until `cgroup`'s memory usage reaches `bytes`. */
@@ -317,7 +352,7 @@ async function main(): Promise<void> {
     const node = await driver.driver.createNode({ name, memoryLimitBytes: 4096n * MIB });
     const stateDir = await mkdtemp(join(tmpdir(), "evictd-wake-bench-"));
     try {
-      runs.push(...(await measure(driver.driver, node, stateDir, count, args.wakes, children)));
+      runs.push(...(await measure(driver.driver, node, stateDir, count, args.wakes, args.reads, children)));
     } finally {
       for (const c of children) c.kill("SIGKILL");
       await driver.driver.destroyNode({ name });
@@ -334,6 +369,8 @@ async function main(): Promise<void> {
         ["phase (ms)", ...runs.flatMap((r) => [`${r.pods} pods ${r.reads} median`, "p99"])],
         [
           ["pods left unread", ...runs.flatMap((r) => [num(r.unreadPods, 0), ""])],
+          ["allocated up to SIGTERM (KiB)", ...runs.flatMap((r) => [num(r.allocatedToKillKiB, 0), ""])],
+          ["allocated per wake (KiB)", ...runs.flatMap((r) => [num(r.allocatedKiB, 0), ""])],
           row("read", (r) => r.readMs),
           row("decide", (r) => r.decideMs),
           row("kill (find processes)", (r) => r.killMs),

@@ -21,9 +21,9 @@ import {
 import { KernelFileReader } from "./kernel-file-reader.js";
 import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { NanoClock } from "./nano-clock.js";
-import { restMayStayUnread, usageReadOrder } from "./partial-usage-read.js";
+import { MIN_PODS_READ, restMayStayUnread, usageReadOrder } from "./partial-usage-read.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
-import { ProcessTable, readProcFile } from "./process-table.js";
+import { ProcessTable } from "./process-table.js";
 import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "../procfs.js";
 import { formatRfc3339Ms, formatRfc3339Nano } from "../../core/time/rfc3339.js";
 import {
@@ -360,8 +360,9 @@ export class LinuxSummaryCollector {
    * A memory wake's pod reads on a node of more than a few pods: the pods in the order of
    * partial-usage-read.ts, through `readPod` (which returns the usage it read, if it could), until
    * the rest may stay unread. Returns the indices of the pods left unread, or undefined when every
-   * pod must be read (no cgroups, a pod outside them, no pids controller to count the node's tasks
-   * with, or a pods cgroup whose usage does not count its pods'), and the caller reads them all.
+   * pod must be read (a node of at most MIN_PODS_READ pods, no cgroups, a pod outside them, no pids
+   * controller to count the node's tasks with, or a pods cgroup whose usage does not count its
+   * pods'), and the caller reads them all.
    */
   #readLargestPods(
     pods: readonly ActivePodInfo[],
@@ -369,7 +370,7 @@ export class LinuxSummaryCollector {
   ): number[] | undefined {
     const cgroups = this.#cgroups;
     if (!this.#partialWakeReads || cgroups === undefined || !cgroups.driver.hasPids) return undefined;
-    if (pods.some((p) => p.cgroup === undefined)) return undefined;
+    if (pods.length <= MIN_PODS_READ || pods.some((p) => p.cgroup === undefined)) return undefined;
     const { driver, node } = cgroups;
     this.#podsCountDescendants ??= tolerate(() => countsDescendants(driver, node.pods, this.#read)) === true;
     if (!this.#podsCountDescendants) return undefined;
@@ -859,23 +860,30 @@ export class LinuxSummaryCollector {
     return formatRfc3339Nano(this.#clock.nowNs());
   }
 
+  /**
+   * A node-wide procfs file (meminfo, loadavg, the PID limits), through a kept-open descriptor like
+   * the cgroup files: read on every step, and three `readFileSync`s were a quarter of a memory
+   * wake's read on a node without a PID capacity.
+   */
   #readProc(relative: string): string {
     const path = `${this.#procRoot}/${relative}`;
-    let text: string | undefined;
     try {
-      text = readProcFile(path);
+      return this.#files.read(path);
     } catch (error) {
+      const failure = error instanceof AdapterError ? error : undefined;
+      if (failure?.code === "cgroup-not-found")
+        throw new AdapterError("stats-proc-unreadable", `cannot read ${path}: no such file`, {
+          hint: "is procfs mounted?",
+        });
+      const cause: unknown = failure?.cause ?? error;
       throw new AdapterError(
         "stats-proc-unreadable",
-        `cannot read ${path}: ${errnoCode(error) ?? String(error)}`,
-        { cause: error },
+        `cannot read ${path}: ${errnoCode(cause) ?? String(cause)}`,
+        {
+          cause,
+        },
       );
     }
-    if (text === undefined)
-      throw new AdapterError("stats-proc-unreadable", `cannot read ${path}: no such file`, {
-        hint: "is procfs mounted?",
-      });
-    return text;
   }
 
   /** The base page size, from the first mapping in /proc/self/smaps (read once; 4 KiB if unreadable). */
