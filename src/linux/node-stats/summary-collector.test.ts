@@ -376,6 +376,34 @@ for (const api of ["v1", "v2"] as const)
       await fill(log, 4 * 1024);
     });
 
+    test("a complete read measures the filesystems now; housekeeping and memory wakes take the last measurement", async () => {
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+      });
+      const first = await collector.collect([pod]);
+      assert.equal(first.node.fs.time, "2026-06-26T10:14:35Z");
+      clock.advanceMs(500);
+      // Housekeeping: the last measurement, with its time (the next one starts in the background).
+      const housekeeping = await collector.collect([pod], { reusePods: true });
+      assert.equal(housekeeping.node.fs.time, "2026-06-26T10:14:35Z");
+      clock.advanceMs(100);
+      // A complete read, while that measurement may still be under way: the filesystems as they are
+      // now (a measurement begun before an evicted pod's volumes were removed would not show it).
+      const complete = await collector.collect([pod]);
+      assert.equal(complete.node.fs.time, "2026-06-26T10:14:35.6Z");
+      assert.equal(complete.node.runtime.imageFs.time, "2026-06-26T10:14:35.6Z");
+      // The walks keep the time they were made at.
+      assert.equal(complete.pods[0]?.containers[1]?.logs?.time, "2026-06-26T10:14:35Z");
+      clock.advanceMs(100);
+      const wake = await collector.collect([pod], { memoryOnly: true });
+      assert.equal(wake.node.fs.time, "2026-06-26T10:14:35.6Z");
+      await collector.diskMeasured();
+      collector.close();
+    });
+
     test("on a larger node container memory and walks are reused for pods × refreshPerPodMs; pod memory too on housekeeping reads", async () => {
       const clock = new ManualClock();
       const collector = new LinuxSummaryCollector({
@@ -430,6 +458,61 @@ for (const api of ["v1", "v2"] as const)
         await cgroups.setMemory(POD.path, 300n * MiB, 20n * MiB);
         collector.close();
       }
+    });
+
+    test("housekeeping reads spread the refreshes of a large node over the refresh period instead of re-reading every pod in one step", async () => {
+      const clock = new ManualClock();
+      // 30 pods at 100 ms each: a 3 s refresh period; housekeeping every second refreshes a third.
+      const many: ActivePodInfo[] = [];
+      for (let i = 0; i < 30; i++) {
+        const uid = `spread-${i}`;
+        const cgroup: CgroupRef = { kind: "pod", path: `n1/pods/besteffort/pod${uid}` };
+        await cgroups.setMemory(cgroup.path, 10n * MiB, 0n);
+        await cgroups.setPids(cgroup.path, 1);
+        await cgroups.setMemory(`${cgroup.path}/main`, 10n * MiB, 0n);
+        const files = testPodFiles(stateDir, uid);
+        await mkdir(join(files.dir, "logs"), { recursive: true });
+        many.push({
+          uid,
+          name: uid,
+          namespace: "spread",
+          cgroup,
+          containers: [
+            files.container({ name: "main", cgroup: { kind: "container", path: `${cgroup.path}/main` } }),
+          ],
+          volumes: [],
+        });
+      }
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+      });
+      assert.equal(collector.refreshPeriodMs(30), 3000);
+      await collector.collect(many); // every pod read, at one time
+      const readAt = (raw: RawSummaryJson): string[] => raw.pods.map((p) => String(p.memory?.time));
+      const refreshedPerStep: number[] = [];
+      let oldestMs = 0;
+      for (let step = 1; step <= 9; step++) {
+        clock.advanceMs(1000);
+        await collector.diskMeasured();
+        const raw = await collector.collect(many, { reusePods: true });
+        const now = raw.node.memory.time;
+        refreshedPerStep.push(readAt(raw).filter((t) => t === now).length);
+        for (const p of raw.pods) {
+          oldestMs = Math.max(
+            oldestMs,
+            Number(clock.nowNs() / NS_PER_MS) - Date.parse(String(p.memory?.time)),
+          );
+          // A pod's containers are refreshed with it.
+          assert.equal(p.containers[0]?.memory?.time, p.memory?.time, p.podRef.uid);
+        }
+      }
+      // Nothing is due before the period has passed; then a third of the node per step, every step.
+      assert.deepEqual(refreshedPerStep, [0, 0, 10, 10, 10, 10, 10, 10, 10]);
+      // No figure older than the period and two steps (the ones that came due together, once).
+      assert.ok(oldestMs <= 5000, `oldest figure ${oldestMs} ms`);
+      collector.close();
     });
 
     test("pids capacity without a pids controller counts the pods' processes", async () => {
