@@ -28,10 +28,10 @@ export interface StatsSample {
  *   one: node memory and PIDs fresh; each pod's memory fresh too, or (a source with
  *   {@link StatsPort.refreshPods}) its usage alone, without its working set, which the loop reads
  *   for the pods a decision picks (app/loop/bounded-memory-pick.ts), or not even that for the pods
- *   it names unread, whose usage it bounds instead ({@link StatsSample.unread}); disk figures (directory walks,
- *   the slow part on a large node), per-container memory and the pods' task counts may be the last
- *   ones read whatever their age. A decision from such a read that would evict for anything but
- *   memory is made again from an `all` read.
+ *   it names unread, whose usage it bounds instead ({@link StatsSample.unread}); disk figures
+ *   (directory walks, the slow part on a large node), per-container memory and the pods' task
+ *   counts may be the last ones read whatever their age. A decision from such a read that would
+ *   evict for anything but memory is made again from an `all` read.
  *
  * Every reused figure keeps the time it was read at, as the kubelet's own cached stats do; the
  * engine treats a figure whose time has not moved as not updated. The pods the engine picks are

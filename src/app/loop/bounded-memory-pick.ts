@@ -8,9 +8,10 @@
  * are read in full and it decides again, until every pod it picks was read in full. Then no other
  * pod can rank ahead of them at its real working set (core/rank/working-set-bounds.ts). On a node
  * where one pod ramps, that is one pod read and two decisions. A read may also leave pods out
- * altogether (`StatsSample.unread`: a large node's quiet pods, bounded together by the pods cgroup's
- * usage); should the engine pick one of them, the source reads them all when asked for it. After a few rounds without that, or
- * when the picked pods' working sets cannot be read, a complete read decides instead.
+ * altogether (`StatsSample.unread`: a large node's quiet pods, bounded together by the pods
+ * cgroup's usage); should the engine pick one of them, the source reads them all when asked for
+ * it. After a few rounds without that, or when the picked pods' working sets cannot be read, a
+ * complete read decides instead.
  */
 import type { SyncResult } from "../../core/engine/types.js";
 import type { NodeSummary } from "../../core/model.js";

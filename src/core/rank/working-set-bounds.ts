@@ -10,7 +10,7 @@
  * to their real values cannot move any of them ahead of the picked ones: the complete summary picks
  * the same pods. The PID and disk rankings do not look at memory at all. Nothing else the engine
  * decides reads a pod's working set, except the eviction message of the pods it picks, which are
- * read in full. (The property test in working-set-bounds.test.ts holds the engine to this.)
+ * read in full. (test/properties/working-set-bounds.property.test.ts holds the engine to this.)
  *
  * A memory wake on a large node need not read every pod's usage either ({@link UnreadPods}): the
  * pods cgroup's usage counts every page charged to any pod below it, so the pods cgroup's usage less
