@@ -93,6 +93,8 @@ interface LastDisk {
   /** Undefined for a pod that arrived after the last measurement (a memory wake does not walk it). */
   readonly disks: readonly (PodDisk | undefined)[];
   readonly fsTime: string;
+  /** `fsTime` in epoch ns, to tell which of two measurements read the filesystems last. */
+  readonly fsAtNs: bigint;
   readonly byPod: ReadonlyMap<string, PodDisk>;
   /** When the pods' directories were last walked (epoch ns); the filesystems are read on every measurement. */
   readonly walkedAtNs: bigint;
@@ -551,9 +553,9 @@ export class LinuxSummaryCollector {
       // A complete read (a decision that may evict) takes the filesystems as they are now: a
       // measurement begun earlier may predate the removal of an evicted pod's volumes, and deciding
       // from it evicted a second pod for space the first had already given back (the kubelet's
-      // statfs is as fresh). The walks stay as last measured, with their times.
-      await this.#measuring?.catch(() => undefined);
-      last = await this.#measureDisk(pods, { walk: false, from: this.#lastDisk ?? last });
+      // statfs is as fresh). The walks stay as last measured, with their times; a walk under way
+      // is not waited for (it may take tens of milliseconds on a large node).
+      last = await this.#measureFilesystems(last);
     }
     if (!memoryOnly && this.#measuring === undefined) {
       // The filesystems every time; the pods' directories once per refresh period, or for a new pod
@@ -561,7 +563,7 @@ export class LinuxSummaryCollector {
       const periodDue = this.#clock.nowNs() - last.walkedAtNs >= BigInt(refreshMs) * 1_000_000n;
       const plan: DiskPlan = periodDue
         ? { walk: true }
-        : pods.some((pod) => !(last).byPod.has(pod.uid))
+        : pods.some((pod) => !last.byPod.has(pod.uid))
           ? { walk: true, walkedAtNs: last.walkedAtNs }
           : { walk: false, from: last };
       // After a fresh measurement only a walk is worth starting.
@@ -574,8 +576,24 @@ export class LinuxSummaryCollector {
     return this.#reuseDisk(last, pods);
   }
 
+  /** `last` with the filesystems measured now, kept as the last measurement. */
+  async #measureFilesystems(last: LastDisk): Promise<LastDisk> {
+    const fsAtNs = this.#clock.nowNs();
+    const fsTime = formatRfc3339Nano(fsAtNs);
+    const [nodeFs, imageFs] = await Promise.all([
+      statFilesystem(this.#node.stateDir),
+      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
+    ]);
+    const now: LastDisk = { ...(this.#lastDisk ?? last), nodeFs, imageFs, fsTime, fsAtNs };
+    this.#lastDisk = now;
+    return now;
+  }
+
   /** The filesystems measured now, and every pod's disk use as `plan` says (walks within the meter's TTL reused). */
   async #measureDisk(pods: readonly ActivePodInfo[], plan: DiskPlan): Promise<LastDisk> {
+    // The figures' time is when the filesystems were read, not when the walks beside them ended.
+    const fsAtNs = this.#clock.nowNs();
+    const fsTime = formatRfc3339Nano(fsAtNs);
     const [nodeFs, imageFs, walked] = await Promise.all([
       statFilesystem(this.#node.stateDir),
       this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
@@ -594,15 +612,29 @@ export class LinuxSummaryCollector {
       walkedAtNs = plan.from.walkedAtNs;
       walkFs = plan.from.walkFs;
     }
-    this.#lastDisk = {
+    const measured: LastDisk = {
       nodeFs,
       walkFs,
       imageFs,
       disks: pods.map((pod) => byPod.get(pod.uid)),
-      fsTime: this.#time(),
+      fsTime,
+      fsAtNs,
       byPod,
       walkedAtNs,
     };
+    // A complete read may have read the filesystems meanwhile (#measureFilesystems): its figures
+    // are newer and stay; the walks are this measurement's.
+    const newer = this.#lastDisk;
+    this.#lastDisk =
+      newer !== undefined && newer.fsAtNs > fsAtNs
+        ? {
+            ...measured,
+            nodeFs: newer.nodeFs,
+            imageFs: newer.imageFs,
+            fsTime: newer.fsTime,
+            fsAtNs: newer.fsAtNs,
+          }
+        : measured;
     return this.#lastDisk;
   }
 
