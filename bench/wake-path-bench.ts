@@ -26,7 +26,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getHeapSpaceStatistics } from "node:v8";
 import { EvictionLoop, type LoopStep } from "../src/app/loop/eviction-loop.js";
-import { summaryStatsPort } from "../src/app/loop/summary-stats-port.js";
 import type { FailedPodStatus, KillResult, PodsPort, StatsPort, WakePort } from "../src/app/ports.js";
 import { systemClock } from "../src/cli/system-clock.js";
 import { buildEvictionConfig } from "../src/core/config/build-eviction-config.js";
@@ -38,9 +37,9 @@ import { createCgroupDriver } from "../src/linux/cgroups/create-cgroup-driver.js
 import { detectOwnCgroups } from "../src/linux/cgroups/detect-cgroups.js";
 import { spawnInCgroups } from "../src/linux/cgroups/spawn-in-cgroup.js";
 import {
+  collectorStatsPort,
   LinuxSummaryCollector,
   type ActivePodInfo,
-  type RawSummaryJson,
 } from "../src/linux/node-stats/index.js";
 import { readUsage } from "../src/linux/node-stats/cgroup-stats-reader.js";
 import { podPidsNow } from "../src/runtime/pod-processes.js";
@@ -207,14 +206,9 @@ async function measure(
       cgroups: { driver, node },
       partialWakeReads: reads === "partial",
     });
-    const stats_: StatsPort = summaryStatsPort({
-      read: (scope) =>
-        collector.collect(targets, { memoryOnly: scope === "memory", reusePods: scope === "node" }),
-      refreshPods: (raw, uids) =>
-        Promise.resolve(collector.refreshPods(raw as RawSummaryJson, targets, uids)),
-      unreadPods: (raw) => collector.unreadPods(raw as RawSummaryJson),
+    const stats_: StatsPort = collectorStatsPort(collector, {
+      targets: () => targets,
       source: "bench",
-      sharesEntries: true,
       clock: systemClock,
     });
     return { reads, collector, stats: stats_ };

@@ -9,15 +9,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { EvictionLoop } from "../../app/loop/eviction-loop.js";
 import { loopStepData } from "../../app/loop/loop-step-data.js";
-import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import type { LoggerPort, StatsPort } from "../../app/ports.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
-import {
-  LinuxSummaryCollector,
-  type ActivePodInfo,
-  type RawSummaryJson,
-} from "../../linux/node-stats/index.js";
+import { collectorStatsPort, LinuxSummaryCollector } from "../../linux/node-stats/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
@@ -57,19 +52,9 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
   const pods = new RemotePods(main, { dryRun: init.dryRun });
   pods.update(init.pods);
   const collector = new LinuxSummaryCollector({ node: spec, ...(cgroups !== undefined ? { cgroups } : {}) });
-  let lastTargets: readonly ActivePodInfo[] = [];
-  const stats: StatsPort = summaryStatsPort({
-    read: async (scope) => {
-      lastTargets = await pods.statsTargets();
-      return collector.collect(lastTargets, { memoryOnly: scope === "memory", reusePods: scope === "node" });
-    },
-    refreshPods: (raw, uids) =>
-      Promise.resolve(collector.refreshPods(raw as RawSummaryJson, lastTargets, uids)),
-    unreadPods: (raw) => collector.unreadPods(raw as RawSummaryJson),
-    source: "the node's stats collector",
-    sharesEntries: true,
+  const stats: StatsPort = collectorStatsPort(collector, {
+    targets: () => pods.statsTargets(),
     clock: systemClock,
-    hint: "the collector built a Summary the engine cannot read: a bug in evictd; please report it with the node file",
   });
 
   // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.

@@ -8,3 +8,4 @@ export {
 } from "./summary-collector.js";
 export { stringifySummaryJson, type RawSummaryJson } from "./summary-json.js";
 export { NanoClock } from "./nano-clock.js";
+export { collectorStatsPort, type CollectorStatsPortOptions } from "./collector-stats-port.js";

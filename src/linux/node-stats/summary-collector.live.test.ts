@@ -22,7 +22,6 @@ import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { withWorkingSetBounds } from "../../core/rank/working-set-bounds.js";
 import { pickOnBounds } from "../../app/loop/bounded-memory-pick.js";
-import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { CgroupDriver, ContainerCgroup, NodeCgroups, PodCgroup } from "../cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../cgroups/create-cgroup-driver.js";
@@ -30,6 +29,7 @@ import { detectOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { spawnInCgroups } from "../cgroups/spawn-in-cgroup.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
 import { testPodFiles } from "./testing/test-pod-files.js";
+import { collectorStatsPort } from "./collector-stats-port.js";
 import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
 
 const MiB = 1024 * 1024;
@@ -448,10 +448,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
           synchronize(built.config, INITIAL_STATE, { now, summary, activePods: active, layout: "single" });
         const picked = (r: ReturnType<typeof decideOn>) =>
           r.kind === "done" ? r.report.evictions.map((e) => `${e.pod.uid} ${e.signal}`) : ["reclaim"];
-        const port = summaryStatsPort({
-          read: (scope) => collector.collect(pods, { memoryOnly: scope === "memory" }),
-          refreshPods: (raw, uids) => Promise.resolve(collector.refreshPods(raw as typeof wake, pods, uids)),
-          unreadPods: (raw) => collector.unreadPods(raw as typeof wake),
+        const port = collectorStatsPort(collector, {
+          targets: () => pods,
           source: "test",
           clock: { now: () => Date.now() },
         });

@@ -513,11 +513,24 @@ export class LinuxSummaryCollector {
     const cgroups = this.#cgroups;
     const podCgroup = pod?.cgroup;
     if (cgroups === undefined || podCgroup === undefined) return entry;
-    const usage = tolerate(() => readUsage(cgroups.driver, podCgroup, this.#read));
+    const { memory } = this.#readPodUsage(cgroups.driver, podCgroup, passTime);
     const { memory: _last, ...rest } = entry;
-    if (usage === undefined) return rest;
+    return memory === undefined ? rest : { ...rest, memory };
+  }
+
+  /**
+   * A pod cgroup's memory usage alone, read now and remembered for the next wake's read order: its
+   * usage-only figure (undefined when it cannot be read) and the working set's upper bound.
+   */
+  #readPodUsage(
+    driver: CgroupStatsReader,
+    podCgroup: CgroupRef,
+    passTime: string,
+  ): { memory: MemoryJson | undefined; workingSetBytes: bigint } {
+    const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
+    if (usage === undefined) return { memory: undefined, workingSetBytes: 0n };
     this.#lastUsage.set(podCgroup, usage);
-    return { ...rest, memory: { time: passTime, usageBytes: counter(usage) } };
+    return { memory: { time: passTime, usageBytes: counter(usage) }, workingSetBytes: usage };
   }
 
   /** One container cgroup's memory, read now and remembered for the reads that follow. */
@@ -580,13 +593,18 @@ export class LinuxSummaryCollector {
   async #measureFilesystems(last: LastDisk): Promise<LastDisk> {
     const fsAtNs = this.#clock.nowNs();
     const fsTime = formatRfc3339Nano(fsAtNs);
-    const [nodeFs, imageFs] = await Promise.all([
-      statFilesystem(this.#node.stateDir),
-      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
-    ]);
+    const [nodeFs, imageFs] = await this.#statFilesystems();
     const now: LastDisk = { ...(this.#lastDisk ?? last), nodeFs, imageFs, fsTime, fsAtNs };
     this.#lastDisk = now;
     return now;
+  }
+
+  /** statfs of nodefs (stateDir) and of imagefs when it is a filesystem of its own. */
+  #statFilesystems(): Promise<[FilesystemStats, FilesystemStats | undefined]> {
+    return Promise.all([
+      statFilesystem(this.#node.stateDir),
+      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
+    ]);
   }
 
   /** The filesystems measured now, and every pod's disk use as `plan` says (walks within the meter's TTL reused). */
@@ -594,9 +612,8 @@ export class LinuxSummaryCollector {
     // The figures' time is when the filesystems were read, not when the walks beside them ended.
     const fsAtNs = this.#clock.nowNs();
     const fsTime = formatRfc3339Nano(fsAtNs);
-    const [nodeFs, imageFs, walked] = await Promise.all([
-      statFilesystem(this.#node.stateDir),
-      this.#node.imagefsDir === undefined ? undefined : statFilesystem(this.#node.imagefsDir),
+    const [[nodeFs, imageFs], walked] = await Promise.all([
+      this.#statFilesystems(),
       plan.walk ? Promise.all(pods.map((pod) => this.#disk.measure(pod))) : undefined,
     ]);
     let byPod: ReadonlyMap<string, PodDisk>;
@@ -829,17 +846,16 @@ export class LinuxSummaryCollector {
     }
     const containers = containerMap(pod, containerFigures);
     if (podRead === "usage") {
-      const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
-      if (usage !== undefined) this.#lastUsage.set(podCgroup, usage);
+      const { memory, workingSetBytes } = this.#readPodUsage(driver, podCgroup, passTime);
       // A memory decision ranks by memory alone: the pod's task count is the last one read (a
       // `pids.current` per pod is a third of a 110-pod wake's reads), unless it was never read.
       const count = known?.count ?? tolerate(() => readPidsCurrent(driver, podCgroup, this.#read));
       return {
-        memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
+        memory,
         containers,
         processCount: count === undefined ? undefined : BigInt(count),
         // Unused with cgroups (the pods cgroup is read); the bound, not the working set.
-        workingSetBytes: usage ?? 0n,
+        workingSetBytes,
       };
     }
     const count = driver.hasPids
@@ -869,22 +885,15 @@ export class LinuxSummaryCollector {
       ),
     );
     const count = await this.#podTasks(driver, podCgroup);
-    if (podRead === "usage") {
-      const usage = tolerate(() => readUsage(driver, podCgroup, this.#read));
-      if (usage !== undefined) this.#lastUsage.set(podCgroup, usage);
-      return {
-        memory: usage === undefined ? undefined : { time: passTime, usageBytes: counter(usage) },
-        containers,
-        processCount: count === undefined ? undefined : BigInt(count),
-        workingSetBytes: usage ?? 0n,
-      };
-    }
-    const live = this.#readPodMemory(driver, podCgroup, count);
+    const { memory, workingSetBytes } =
+      podRead === "usage"
+        ? this.#readPodUsage(driver, podCgroup, passTime)
+        : this.#readPodMemory(driver, podCgroup, count);
     return {
-      memory: live.memory,
+      memory,
       containers,
       processCount: count === undefined ? undefined : BigInt(count),
-      workingSetBytes: live.workingSetBytes,
+      workingSetBytes,
     };
   }
 
