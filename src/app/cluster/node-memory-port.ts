@@ -4,6 +4,7 @@
  * interval ago. Figures are Summary `MemoryStats` objects (the kubelet's field names), stamped with
  * the time they were read.
  */
+import type { UnreadPods } from "../../core/rank/working-set-bounds.js";
 import type { StatsScope } from "../ports.js";
 
 /** `MemoryStats` as the Summary API writes it. */
@@ -28,6 +29,20 @@ export interface NodeLocalMemory {
   /** The kubepods cgroup, the Summary's `pods` system container. */
   readonly pods: MemoryStatsJson;
   readonly podsByUid: ReadonlyMap<string, PodMemory>;
+  /**
+   * A memory wake on a large node: the pods it left unread (their Summary entries stand, as old as
+   * they are) and the bound on the usage of each, kubepods' usage less the usage of the pods read.
+   */
+  readonly unread?: UnreadPods;
+}
+
+export interface NodeMemoryReadOptions {
+  /**
+   * The pods a memory wake may leave unread: those with an entry in the Summary it is merged into
+   * (the engine ranks an unread pod at the bound through that entry; a pod without one must be
+   * read). None when absent.
+   */
+  readonly mayStayUnread?: ReadonlySet<string>;
 }
 
 export interface NodeMemoryPort {
@@ -36,10 +51,14 @@ export interface NodeMemoryPort {
   /**
    * Reads now. `all` (housekeeping) also looks for pod cgroups that appeared and reads every pod
    * and container in full; a memory wake reads the node and kubepods in full and each known pod's
-   * usage alone (its working set's upper bound; the picked pods are then read with `readPods`).
+   * usage alone (its working set's upper bound; the picked pods are then read with `readPods`), or
+   * on a node of more than a few pods the largest of them until kubepods' usage bounds the rest
+   * (`unread`; linux/node-stats/partial-usage-read.ts).
    * `uids` are the pods the API says are on the node: one not yet known makes the read look for it.
    */
-  read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory;
+  read(scope: StatsScope, uids: readonly string[], options?: NodeMemoryReadOptions): NodeLocalMemory;
   /** The named pods read in full (working sets, containers), those whose cgroup is gone left out. */
   readPods(uids: readonly string[]): ReadonlyMap<string, PodMemory>;
+  /** The named pods' usage alone, as a memory wake reads it; those whose cgroup is gone left out. */
+  readUsages(uids: readonly string[]): ReadonlyMap<string, PodMemory>;
 }

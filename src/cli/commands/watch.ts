@@ -11,12 +11,8 @@ import { writeFileSync } from "node:fs";
 import { pino } from "pino";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import { LatestSummary } from "../../app/cluster/latest-summary.js";
-import {
-  apiPodInfo,
-  withNodeLocalMemory,
-  withPodMemory,
-  type ApiPodInfo,
-} from "../../app/cluster/node-local-summary.js";
+import { apiPodInfo, type ApiPodInfo } from "../../app/cluster/node-local-summary.js";
+import { nodeLocalStatsPort } from "../../app/cluster/node-local-stats-port.js";
 import type { NodeMemoryPort } from "../../app/cluster/node-memory-port.js";
 import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { NodePodSet } from "../../app/cluster/node-pod-set.js";
@@ -112,25 +108,12 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   const stats =
     local === undefined
       ? summaryStatsPort({ read: () => api.summary(o.signal), source: api.describe, clock })
-      : summaryStatsPort({
-          read: (scope) => {
-            const pods = podInfos();
-            return Promise.resolve(
-              withNodeLocalMemory(
-                latest.value,
-                local.memory.read(
-                  scope,
-                  pods.map((p) => p.uid),
-                ),
-                pods,
-              ),
-            );
-          },
+      : nodeLocalStatsPort({
+          memory: local.memory,
+          summary: () => latest.value,
+          pods: podInfos,
           source: `${local.memory.describe} and the Summary API (${api.describe})`,
           clock,
-          // A memory wake reads pods' usage alone; the pods a decision picks are read in full.
-          refreshPods: (raw, uids) =>
-            Promise.resolve(withPodMemory(raw, local.memory.readPods(uids), podInfos())),
         });
   if (local !== undefined) await latest.refresh(o.signal);
   // The first sample decides the filesystem layout, as in replay.

@@ -16,6 +16,7 @@ import type {
   MemoryStatsJson,
   NodeLocalMemory,
   NodeMemoryPort,
+  NodeMemoryReadOptions,
   PodMemory,
 } from "../../app/cluster/node-memory-port.js";
 import type { StatsScope } from "../../app/ports.js";
@@ -24,6 +25,7 @@ import { formatRfc3339Nano } from "../../core/time/rfc3339.js";
 import { NanoClock } from "../node-stats/nano-clock.js";
 import type { CgroupRef } from "../cgroups/cgroup-driver.js";
 import {
+  countsDescendants,
   readUsage,
   readWorkingSet,
   type CgroupLocator,
@@ -32,6 +34,7 @@ import {
   type WorkingSetReading,
 } from "../node-stats/cgroup-stats-reader.js";
 import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
+import { MIN_PODS_READ, restMayStayUnread, usageReadOrder } from "../node-stats/partial-usage-read.js";
 import { counter } from "../node-stats/summary-json.js";
 import { parseMeminfo } from "../procfs.js";
 import type { KubeletCgroupTree, KubeletPodCgroup } from "./kubelet-cgroup-tree.js";
@@ -83,6 +86,10 @@ export class KubeletMemoryReader implements NodeMemoryPort {
   readonly #read: ReadText;
   /** Limits are read on full reads and reused on memory wakes (they change only by hand). */
   #limits: KnownLimits = { byDir: new Map(), reuse: false };
+  /** Each pod's usage as last read (in full or alone), by UID: the order a memory wake reads pods in. */
+  readonly #lastUsage = new Map<string, bigint>();
+  /** Whether kubepods' usage counts its pods' (v1: `use_hierarchy`), checked once; unknown until then. */
+  #kubepodsCountsPods: boolean | undefined;
 
   constructor(tree: KubeletCgroupTree, options: KubeletMemoryReaderOptions = {}) {
     this.#tree = tree;
@@ -104,34 +111,108 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     return this.#pods.size;
   }
 
-  read(scope: StatsScope, uids: readonly string[]): NodeLocalMemory {
+  read(scope: StatsScope, uids: readonly string[], options: NodeMemoryReadOptions = {}): NodeLocalMemory {
     const full = scope === "all";
-    if (full) this.#pods = this.#tree.scan();
-    else if (uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan(this.#pods);
+    if (full) {
+      this.#pods = this.#tree.scan();
+      for (const uid of this.#lastUsage.keys()) if (!this.#pods.has(uid)) this.#lastUsage.delete(uid);
+    } else if (uids.some((uid) => !this.#pods.has(uid))) this.#pods = this.#tree.scan(this.#pods);
     this.#limits = full ? { byDir: new Map(), reuse: false } : { byDir: this.#limits.byDir, reuse: true };
     const time = formatRfc3339Nano(this.#clock.nowNs());
     const api = this.#tree.api;
     const node = this.#tree.nodeIsRoot && api === "v2" ? this.#rootV2(time) : this.#nodeCgroup(time);
-    const kubepods = readWorkingSet(this.#locate, at(this.#tree.kubepodsDir), this.#read, this.#limits);
-    const pods = memoryStats(time, kubepods.usageBytes, kubepods.workingSetBytes, kubepods.limitBytes);
     const podsByUid = new Map<string, PodMemory>();
-    for (const [uid, pod] of this.#pods) {
+    const readPod = (uid: string, pod: KubeletPodCgroup): bigint | undefined => {
       const read = full ? this.#podInFull(pod, time) : this.#podUsage(pod, time);
       if (read !== undefined) podsByUid.set(uid, read);
-      // Its cgroup is gone: forget it rather than fail to read it on every wake until housekeeping.
-      else this.#pods.delete(uid);
-    }
+      else {
+        // Its cgroup is gone: forget it rather than fail to read it on every wake until housekeeping.
+        this.#pods.delete(uid);
+        this.#lastUsage.delete(uid);
+      }
+      return read === undefined ? undefined : BigInt(read.memory.usageBytes);
+    };
+    const left = full ? undefined : this.#readLargestPods(readPod, options.mayStayUnread);
+    if (left === undefined) for (const [uid, pod] of [...this.#pods]) readPod(uid, pod);
+    // Kubepods after the pods: a pod that grows meanwhile raises the bound on those left unread,
+    // never lowers it below what they use.
+    const kubepods = readWorkingSet(this.#locate, at(this.#tree.kubepodsDir), this.#read, this.#limits);
+    const pods = memoryStats(time, kubepods.usageBytes, kubepods.workingSetBytes, kubepods.limitBytes);
     if (full) this.#files.sweep();
-    return { node, pods, podsByUid };
+    if (left === undefined || left.length === 0) return { node, pods, podsByUid };
+    let readBytes = 0n;
+    for (const read of podsByUid.values()) readBytes += BigInt(read.memory.usageBytes);
+    const bound = kubepods.usageBytes > readBytes ? kubepods.usageBytes - readBytes : 0n;
+    return { node, pods, podsByUid, unread: { uids: new Set(left), usageBoundBytes: bound } };
+  }
+
+  /**
+   * A memory wake's pod reads on a node of more than a few pods, as the node daemon's collector
+   * makes them (partial-usage-read.ts): pods in `mayStayUnread` by last usage, largest first, the
+   * others first of all, through `readPod` until kubepods' usage less the usage read bounds the
+   * rest. The UIDs left unread, or undefined when every pod must be read (a small node, kubepods'
+   * usage not counting its pods', or unreadable).
+   */
+  #readLargestPods(
+    readPod: (uid: string, pod: KubeletPodCgroup) => bigint | undefined,
+    mayStayUnread: ReadonlySet<string> | undefined,
+  ): string[] | undefined {
+    if (mayStayUnread === undefined || this.#pods.size <= MIN_PODS_READ) return undefined;
+    const kubepods = at(this.#tree.kubepodsDir);
+    this.#kubepodsCountsPods ??= this.#tolerate(() => countsDescendants(this.#locate, kubepods, this.#read));
+    if (this.#kubepodsCountsPods !== true) return undefined;
+    const podsUsage = this.#tolerate(() => readUsage(this.#locate, kubepods, this.#read));
+    if (podsUsage === undefined) return undefined;
+    const pods = [...this.#pods];
+    const last = pods.map(([uid]) => (mayStayUnread.has(uid) ? this.#lastUsage.get(uid) : undefined));
+    const order = usageReadOrder(last);
+    let read = 0;
+    let readBytes = 0n;
+    let largest = 0n;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k] as number;
+      if (last[i] !== undefined && restMayStayUnread(read, podsUsage, readBytes, largest))
+        return order.slice(k).map((j) => (pods[j] as [string, KubeletPodCgroup])[0]);
+      const [uid, pod] = pods[i] as [string, KubeletPodCgroup];
+      const usage = readPod(uid, pod);
+      read++;
+      if (usage !== undefined) {
+        readBytes += usage;
+        if (usage > largest) largest = usage;
+      }
+    }
+    return [];
+  }
+
+  /** `f()`, or undefined when the file it reads cannot be read or parsed (the caller then reads every pod). */
+  #tolerate<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (error) {
+      if (error instanceof AdapterError) return undefined;
+      throw error;
+    }
   }
 
   readPods(uids: readonly string[]): ReadonlyMap<string, PodMemory> {
+    return this.#readEach(uids, (pod, time) => this.#podInFull(pod, time));
+  }
+
+  readUsages(uids: readonly string[]): ReadonlyMap<string, PodMemory> {
+    return this.#readEach(uids, (pod, time) => this.#podUsage(pod, time));
+  }
+
+  /** The named pods read by `read`, all stamped with one time; unknown pods and gone cgroups left out. */
+  #readEach(
+    uids: readonly string[],
+    read: (pod: KubeletPodCgroup, time: string) => PodMemory | undefined,
+  ): ReadonlyMap<string, PodMemory> {
     const time = formatRfc3339Nano(this.#clock.nowNs());
     const out = new Map<string, PodMemory>();
     for (const uid of uids) {
       const pod = this.#pods.get(uid);
-      const read = pod === undefined ? undefined : this.#podInFull(pod, time);
-      if (read !== undefined) out.set(uid, read);
+      const figures = pod === undefined ? undefined : read(pod, time);
+      if (figures !== undefined) out.set(uid, figures);
     }
     return out;
   }
@@ -146,6 +227,7 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     try {
       const m = this.#cgroup(pod.dir);
       memory = memoryStats(time, m.usageBytes, m.workingSetBytes, undefined);
+      this.#lastUsage.set(pod.uid, m.usageBytes);
     } catch (error) {
       if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
       throw error;
@@ -169,6 +251,7 @@ export class KubeletMemoryReader implements NodeMemoryPort {
   #podUsage(pod: KubeletPodCgroup, time: string): PodMemory | undefined {
     try {
       const usage = readUsage(this.#locate, at(pod.dir), this.#read);
+      this.#lastUsage.set(pod.uid, usage);
       return { memory: { time, usageBytes: counter(usage) }, containersById: new Map() };
     } catch (error) {
       if (error instanceof AdapterError && error.code === "cgroup-not-found") return undefined;
