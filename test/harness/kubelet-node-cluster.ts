@@ -95,7 +95,17 @@ export function writeClusterData(dir: string, spec: ClusterDataSpec): void {
     pods: unknown[];
   };
   summary.node["nodeName"] = spec.nodeName;
-  summary.pods = [];
+  // A kubelet's Summary lists every pod it runs, with figures as of its last housekeeping: here the
+  // pods known when the data is written, each entry a real one (summary-1.json's first) renamed, its
+  // figures stale on purpose (evictd reads memory from the cgroups; containers are matched by name,
+  // so none are carried over). A pod started later (a ramp) is not listed, as between two of the
+  // kubelet's housekeepings.
+  const template = summary.pods[0] as Record<string, unknown>;
+  summary.pods = spec.pods.map((p) => ({
+    ...structuredClone(template),
+    podRef: { name: p.metadata.name, namespace: p.metadata.namespace, uid: p.metadata.uid },
+    containers: [],
+  }));
   writeFileSync(path.join(dir, "summary.json"), JSON.stringify(summary));
   writeFileSync(
     path.join(dir, "pods.json"),
