@@ -34,7 +34,7 @@ import {
   type WorkingSetReading,
 } from "../node-stats/cgroup-stats-reader.js";
 import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
-import { MIN_PODS_READ, restMayStayUnread, usageReadOrder } from "../node-stats/partial-usage-read.js";
+import { MIN_PODS_READ, readLargestFirst } from "../node-stats/partial-usage-read.js";
 import { counter } from "../node-stats/summary-json.js";
 import { parseMeminfo } from "../procfs.js";
 import type { KubeletCgroupTree, KubeletPodCgroup } from "./kubelet-cgroup-tree.js";
@@ -165,23 +165,11 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     if (podsUsage === undefined) return undefined;
     const pods = [...this.#pods];
     const last = pods.map(([uid]) => (mayStayUnread.has(uid) ? this.#lastUsage.get(uid) : undefined));
-    const order = usageReadOrder(last);
-    let read = 0;
-    let readBytes = 0n;
-    let largest = 0n;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k] as number;
-      if (last[i] !== undefined && restMayStayUnread(read, podsUsage, readBytes, largest))
-        return order.slice(k).map((j) => (pods[j] as [string, KubeletPodCgroup])[0]);
+    const left = readLargestFirst(last, podsUsage, (i) => {
       const [uid, pod] = pods[i] as [string, KubeletPodCgroup];
-      const usage = readPod(uid, pod);
-      read++;
-      if (usage !== undefined) {
-        readBytes += usage;
-        if (usage > largest) largest = usage;
-      }
-    }
-    return [];
+      return readPod(uid, pod);
+    });
+    return left.map((i) => (pods[i] as [string, KubeletPodCgroup])[0]);
   }
 
   /** `f()`, or undefined when the file it reads cannot be read or parsed (the caller then reads every pod). */

@@ -49,3 +49,32 @@ export function restMayStayUnread(
 ): boolean {
   return read >= MIN_PODS_READ && podsUsage - readUsage <= largestRead / 2n;
 }
+
+/**
+ * A memory wake's pod reads: `readPod(i)` (the usage it read, undefined when it could not) in
+ * {@link usageReadOrder} of `lastUsage`, until the rest may stay unread against `podsUsage`, the
+ * pods cgroup's usage read before them. Returns the indices left unread ([] when every pod was read);
+ * a pod without a last usage is always read.
+ */
+export function readLargestFirst(
+  lastUsage: readonly (bigint | undefined)[],
+  podsUsage: bigint,
+  readPod: (i: number) => bigint | undefined,
+): number[] {
+  const order = usageReadOrder(lastUsage);
+  let read = 0;
+  let readBytes = 0n;
+  let largest = 0n;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    if (lastUsage[i] !== undefined && restMayStayUnread(read, podsUsage, readBytes, largest))
+      return order.slice(k);
+    const usage = readPod(i);
+    read++;
+    if (usage !== undefined) {
+      readBytes += usage;
+      if (usage > largest) largest = usage;
+    }
+  }
+  return [];
+}

@@ -21,7 +21,7 @@ import {
 import { KernelFileReader } from "./kernel-file-reader.js";
 import { statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { NanoClock } from "./nano-clock.js";
-import { MIN_PODS_READ, restMayStayUnread, usageReadOrder } from "./partial-usage-read.js";
+import { MIN_PODS_READ, readLargestFirst } from "./partial-usage-read.js";
 import { PodDiskMeter, type PodDisk } from "./pod-disk-meter.js";
 import { ProcessTable } from "./process-table.js";
 import { parseKernelInteger, parseKernelPageSize, parseLoadavg, parseMeminfo } from "../procfs.js";
@@ -426,22 +426,7 @@ export class LinuxSummaryCollector {
       const memo = this.#podEntries.get(pod);
       return memo?.memory === undefined ? undefined : this.#lastUsage.get(pod.cgroup as CgroupRef);
     });
-    const order = usageReadOrder(last);
-    let read = 0;
-    let readBytes = 0n;
-    let largest = 0n;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k] as number;
-      if (last[i] !== undefined && restMayStayUnread(read, podsUsage, readBytes, largest))
-        return order.slice(k);
-      const usage = readPod(i);
-      read++;
-      if (usage !== undefined) {
-        readBytes += usage;
-        if (usage > largest) largest = usage;
-      }
-    }
-    return [];
+    return readLargestFirst(last, podsUsage, readPod);
   }
 
   /**
