@@ -33,6 +33,7 @@ import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
 import type { PodsUpdate } from "../loop-thread/protocol.js";
+import { YoungGenerationTrim } from "../gc/young-generation-trim.js";
 
 /** How long an HTTP request waits for the loop thread's last Summary before answering with the one before. */
 const SUMMARY_WAIT_MS = 2000;
@@ -214,12 +215,15 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     };
   };
 
+  const youngGenerationTrim = new YoungGenerationTrim();
   const handlers: LoopThreadHandlers = {
     log,
     onStep: (step, seq) => {
       lastStep = { seq, step };
       // Pod counts in /metrics are set when it is scraped (http-handler.ts), not on every step.
       journal.record(step);
+      // Start-up (or a burst of HTTP requests) grew this thread's young generation; once quiet, it is given back.
+      youngGenerationTrim.afterWork();
     },
     onRequest: async (request) => {
       switch (request.op) {

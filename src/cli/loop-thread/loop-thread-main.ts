@@ -18,7 +18,7 @@ import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
 import { systemClock } from "../system-clock.js";
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
-import { scavengeWhenIdle } from "./idle-scavenge.js";
+import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
 import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
 import { MainThreadChannel, RemotePods } from "./remote-pods.js";
 

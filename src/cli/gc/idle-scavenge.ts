@@ -6,26 +6,8 @@
  * node's wakes. Collected right after each step instead, while nothing waits, the young
  * generation starts every wake empty, and a wake's allocations (well under its size) never stop it.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
-
-type GcFunction = (options: { readonly type: "minor" | "major" }) => void;
-
-let gc: GcFunction | undefined | null = null;
-
-/** V8's `gc`, exposed for this thread (a context made after the flag is set carries it); undefined if it cannot be. */
-function gcFunction(): GcFunction | undefined {
-  if (gc === null) {
-    try {
-      setFlagsFromString("--expose-gc");
-      const fn: unknown = runInNewContext("gc");
-      gc = typeof fn === "function" ? (fn as GcFunction) : undefined;
-    } catch {
-      gc = undefined;
-    }
-  }
-  return gc ?? undefined;
-}
+import { getHeapSpaceStatistics } from "node:v8";
+import { gcFunction } from "./v8-gc.js";
 
 /**
  * Room a wake needs in the young generation: a 110-pod memory wake allocates about 0.6 MB up to its

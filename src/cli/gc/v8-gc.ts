@@ -1,0 +1,25 @@
+/**
+ * V8's own `gc` function, for the few places the daemon collects garbage at a time of its choosing
+ * (a thread that knows it is idle knows better than V8's heuristics when a collection costs nothing
+ * that waits). Exposed per thread: a context made after the flag is set carries it.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+export type GcFunction = (options: { readonly type: "minor" | "major" }) => void;
+
+let gc: GcFunction | undefined | null = null;
+
+/** This thread's `gc`, or undefined if V8 would not expose it. */
+export function gcFunction(): GcFunction | undefined {
+  if (gc === null) {
+    try {
+      setFlagsFromString("--expose-gc");
+      const fn: unknown = runInNewContext("gc");
+      gc = typeof fn === "function" ? (fn as GcFunction) : undefined;
+    } catch {
+      gc = undefined;
+    }
+  }
+  return gc ?? undefined;
+}
