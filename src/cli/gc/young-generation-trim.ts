@@ -4,10 +4,11 @@
  * as they do while a daemon starts a hundred pods, and shrinks it again only at a collection made
  * while the thread allocates slowly. The main thread of an idle daemon allocates so slowly that it
  * collects almost never (measured at 100 idle pods: no young collection in 30 s), so it kept the
- * start-up's 16 MiB, touched a little more every second: 13–19 MiB of the daemon's resident memory,
- * there or not from one run to the next. One young collection at a quiet moment lets V8 shrink it
- * (to 1 MiB, the size it starts at); while the thread is still busy V8 keeps it, and the trim backs
- * off, so a busy thread is not collected every second for nothing.
+ * start-up's 16 MiB, touched a little more every second, until V8's memory reducer came round
+ * 20–35 s later: 13–19 MiB of the daemon's resident memory meanwhile. One young collection at a
+ * quiet moment lets V8 shrink it (to 1 MiB, the size it starts at) 5–15 s after start; while the
+ * thread is still busy V8 keeps it, and the trim backs off, so a busy thread is not collected
+ * every second for nothing.
  */
 import { getHeapSpaceStatistics } from "node:v8";
 import { gcFunction, type GcFunction } from "./v8-gc.js";

@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { measureDirectory } from "./directory-usage.js";
-import { SyncWorkBudget } from "./sync-work-budget.js";
 
 let root: string;
 before(async () => {
@@ -104,8 +103,7 @@ describe("measureDirectory", () => {
       await mkdir(join(dir, `d${d}`), { recursive: true });
       for (let f = 0; f < 50; f++) await writeFile(join(dir, `d${d}`, `f${f}`), "x");
     }
-    // Small turns: the removal runs between them.
-    const walk = measureDirectory(dir, { budget: new SyncWorkBudget(8) });
+    const walk = measureDirectory(dir, { concurrency: 4 });
     await rm(dir, { recursive: true, force: true });
     const got = await walk;
     // Whatever was seen before the files went: at most the whole tree.
@@ -131,52 +129,4 @@ describe("measureDirectory", () => {
       }
     },
   );
-
-  test("reads a turn of entries at a time: other events run between turns", async () => {
-    const dir = join(root, "in-turns");
-    await mkdir(join(dir, "sub"), { recursive: true });
-    for (let f = 0; f < 300; f++) await writeFile(join(dir, "sub", `f${f}`), "x");
-    /** Turns of the event loop (immediates) that ran while `walk` was under way. */
-    const turnsDuring = async (walk: () => Promise<unknown>): Promise<number> => {
-      let turns = 0;
-      let walking = true;
-      const tick = (): void => {
-        if (!walking) return;
-        turns++;
-        setImmediate(tick);
-      };
-      setImmediate(tick);
-      await walk();
-      walking = false;
-      return turns;
-    };
-    // 300 files, listed and then lstat'ed: over 600 entries, at most 16 a turn (and the one the
-    // walk waited for).
-    const small = new SyncWorkBudget(16);
-    const smallTurns = await turnsDuring(() => measureDirectory(dir, { budget: small }));
-    assert.ok(small.turns >= Math.floor(600 / 17), `the walk gave ${small.turns} turns`);
-    assert.ok(smallTurns >= Math.floor(600 / 17) - 1, `other events ran in ${smallTurns} turns`);
-    // One budget large enough for the whole tree: it reads through without a turn.
-    const large = new SyncWorkBudget(10_000);
-    const got = await measureDirectory(dir, { budget: large });
-    assert.equal(large.turns, 0);
-    assert.equal(got?.inodes, 302n);
-    // Both walks found the same.
-    assert.deepEqual(await measureDirectory(dir, { budget: new SyncWorkBudget(16) }), got);
-  });
-
-  test("walks under way together share one budget: no more than a turn's entries between turns", async () => {
-    const dirs: string[] = [];
-    for (let d = 0; d < 10; d++) {
-      const dir = join(root, `shared-${d}`);
-      await mkdir(dir, { recursive: true });
-      for (let f = 0; f < 40; f++) await writeFile(join(dir, `f${f}`), "x");
-      dirs.push(dir);
-    }
-    const budget = new SyncWorkBudget(32);
-    const results = await Promise.all(dirs.map((dir) => measureDirectory(dir, { budget })));
-    for (const r of results) assert.equal(r?.inodes, 41n);
-    // 10 walks of about 82 entries each: one shared budget of 32 a turn needs at least 820 / (32 + 10) turns.
-    assert.ok(budget.turns >= Math.floor(820 / 42), `${budget.turns} turns`);
-  });
 });

@@ -1,7 +1,7 @@
 /** Bytes and inodes under a directory, measured as upstream's du-style walk does: allocated blocks, one filesystem, hard links once. */
-import { lstatSync, opendirSync, type Dir, type Stats } from "node:fs";
+import type { Dir, Stats } from "node:fs";
+import { lstat, opendir } from "node:fs/promises";
 import { errnoCode } from "../../errors.js";
-import { SyncWorkBudget } from "./sync-work-budget.js";
 
 /** What a walk found. */
 export interface DirectoryUsage {
@@ -16,11 +16,8 @@ export interface DirectoryUsage {
 export interface MeasureOptions {
   /** Stop after this many entries (default 200 000): a runaway tree must not stall the loop. */
   readonly maxEntries?: number;
-  /**
-   * How many entries the walk reads between two looks at the event loop, shared with the other
-   * walks under way (default: a budget of this walk's own; see sync-work-budget.ts).
-   */
-  readonly budget?: SyncWorkBudget;
+  /** How many lstat calls run at once within one directory (default 32). */
+  readonly concurrency?: number;
 }
 
 /** Errors that mean "this entry went away (or was never ours to read) while we looked". */
@@ -28,18 +25,18 @@ const VANISHED = new Set(["ENOENT", "ENOTDIR", "ESTALE"]);
 /** Errors that mean "cannot look inside": the entry is counted, its contents are not. */
 const UNREADABLE = new Set(["EACCES", "EPERM"]);
 
-function lstatOrUndefined(path: string): Stats | undefined {
+async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
   try {
-    return lstatSync(path, { throwIfNoEntry: false });
+    return await lstat(path);
   } catch (error) {
     if (VANISHED.has(errnoCode(error) ?? "")) return undefined;
     throw error;
   }
 }
 
-function openOrUndefined(path: string): Dir | undefined {
+async function openOrUndefined(path: string): Promise<Dir | undefined> {
   try {
-    return opendirSync(path, { bufferSize: 128 });
+    return await opendir(path, { bufferSize: 128 });
   } catch (error) {
     const code = errnoCode(error) ?? "";
     if (VANISHED.has(code) || UNREADABLE.has(code)) return undefined;
@@ -59,18 +56,15 @@ function openOrUndefined(path: string): Dir | undefined {
  * - entries on another filesystem (a tmpfs mounted inside) are skipped, like `du -x`;
  * - entries that vanish mid-walk (a pod deleting its files) are left out, not errors.
  *
- * Returns undefined when `root` itself does not exist. Reads synchronously, a budget's turn at a
- * time (sync-work-budget.ts).
+ * Returns undefined when `root` itself does not exist.
  */
 export async function measureDirectory(
   root: string,
   options: MeasureOptions = {},
 ): Promise<DirectoryUsage | undefined> {
   const maxEntries = options.maxEntries ?? 200_000;
-  const budget = options.budget ?? new SyncWorkBudget();
-  let wait = budget.take();
-  if (wait !== undefined) await wait;
-  const top = lstatOrUndefined(root);
+  const concurrency = Math.max(1, options.concurrency ?? 32);
+  const top = await lstatOrUndefined(root);
   if (top === undefined) return undefined;
   const device = top.dev;
   let bytes = top.blocks * 512;
@@ -82,17 +76,11 @@ export async function measureDirectory(
 
   while (stack.length > 0 && !truncated) {
     const dir = stack.pop() as string;
-    wait = budget.take();
-    if (wait !== undefined) await wait;
-    const handle = openOrUndefined(dir);
+    const handle = await openOrUndefined(dir);
     if (handle === undefined) continue;
     const names: string[] = [];
     try {
-      for (;;) {
-        wait = budget.take();
-        if (wait !== undefined) await wait;
-        const entry = handle.readSync();
-        if (entry === null) break;
+      for await (const entry of handle) {
         names.push(entry.name);
         if (++entries >= maxEntries) {
           truncated = true;
@@ -102,22 +90,21 @@ export async function measureDirectory(
     } catch (error) {
       // The directory was removed while being read: what was read so far still counts.
       if (!VANISHED.has(errnoCode(error) ?? "")) throw error;
-    } finally {
-      handle.closeSync();
     }
-    for (const name of names) {
-      wait = budget.take();
-      if (wait !== undefined) await wait;
-      const path = `${dir}/${name}`;
-      const st = lstatOrUndefined(path);
-      if (st === undefined || st.dev !== device) continue;
-      if (st.nlink > 1 && !st.isDirectory()) {
-        if (linked.has(st.ino)) continue;
-        linked.add(st.ino);
+    for (let i = 0; i < names.length; i += concurrency) {
+      const batch = names.slice(i, i + concurrency).map((name) => `${dir}/${name}`);
+      const stats = await Promise.all(batch.map(lstatOrUndefined));
+      for (let j = 0; j < stats.length; j++) {
+        const st = stats[j];
+        if (st === undefined || st.dev !== device) continue;
+        if (st.nlink > 1 && !st.isDirectory()) {
+          if (linked.has(st.ino)) continue;
+          linked.add(st.ino);
+        }
+        bytes += st.blocks * 512;
+        inodes += 1;
+        if (st.isDirectory()) stack.push(batch[j] as string);
       }
-      bytes += st.blocks * 512;
-      inodes += 1;
-      if (st.isDirectory()) stack.push(path);
     }
   }
   return { bytes: BigInt(bytes), inodes: BigInt(inodes), truncated };

@@ -5,7 +5,6 @@ import type { ActivePodInfo, ActiveVolumeInfo } from "./active-pod-info.js";
 import { measureDirectory, type DirectoryUsage } from "./directory-usage.js";
 import { isMountPoint, statFilesystem, type FilesystemStats } from "./filesystem-stats.js";
 import { isLogOf, measureLogs, type LogUsage } from "./log-usage.js";
-import { SyncWorkBudget } from "./sync-work-budget.js";
 import { UsageCache, type NsClock } from "./usage-cache.js";
 
 /** Bytes and inodes of one thing, and when they were measured (epoch ns). */
@@ -64,8 +63,6 @@ export class PodDiskMeter {
   readonly #maxEntries: number;
   readonly #dirs: UsageCache<DirectoryUsage | undefined>;
   readonly #logs: UsageCache<LogUsage>;
-  /** Shared by every walk under way: together they read one turn's entries between looks at the event loop. */
-  readonly #budget = new SyncWorkBudget();
 
   constructor(ttlMs: number, clock: NsClock, maxEntries: number) {
     this.#clock = clock;
@@ -78,7 +75,7 @@ export class PodDiskMeter {
     // Containers' logs usually share one directory: each directory is listed once.
     const logDirs = [...new Set(pod.containers.map((c) => dirname(c.logFile)))];
     const [logs, rootfs, volumes] = await Promise.all([
-      Promise.all(logDirs.map((dir) => this.#logs.get(dir, () => measureLogs(dir, this.#budget)))),
+      Promise.all(logDirs.map((dir) => this.#logs.get(dir, () => measureLogs(dir)))),
       Promise.all(pod.containers.map((c) => this.#walk(c.rootfsDir))),
       Promise.all(pod.volumes.map((v) => this.#volume(v))),
     ]);
@@ -139,9 +136,7 @@ export class PodDiskMeter {
   }
 
   async #walk(dir: string): Promise<Usage | undefined> {
-    const timed = await this.#dirs.get(dir, () =>
-      measureDirectory(dir, { maxEntries: this.#maxEntries, budget: this.#budget }),
-    );
+    const timed = await this.#dirs.get(dir, () => measureDirectory(dir, { maxEntries: this.#maxEntries }));
     if (timed.value === undefined) return undefined;
     return { bytes: timed.value.bytes, inodes: timed.value.inodes, atNs: timed.atNs };
   }
