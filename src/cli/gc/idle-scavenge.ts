@@ -17,8 +17,9 @@ const WAKE_ROOM_BYTES = 1024 * 1024;
 
 /**
  * Schedules one young-generation collection for when the thread has nothing else to run, unless
- * enough room is left for a wake (a quiet housekeeping step allocates little: most steps collect
- * nothing, and no CPU is spent on an empty young generation).
+ * enough room is left for a wake. On a small node most steps collect nothing; at 100 idle pods a
+ * housekeeping step allocates about 0.5 MB and the young generation is mostly at its 1 MiB start
+ * size, so nearly every step collects (measured: 35 collections in 30 s, 1.3 ms each).
  */
 export function scavengeWhenIdle(): void {
   const collect = gcFunction();
