@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { AdapterError } from "../../errors.js";
+import { scaled } from "../../testing/slowdown.js";
 import type { CgroupDriver, NodeSpec } from "./cgroup-driver.js";
 import { CgroupV1Driver } from "./cgroup-v1-driver.js";
 import { CgroupV2Driver } from "./cgroup-v2-driver.js";
@@ -396,7 +397,14 @@ for (const api of ["v1", "v2"] as const) {
       const a = await driver.createContainer(await driver.createPod("p1", "Guaranteed"), "a");
       await driver.addProcess(a, 4242);
       kernel.immortal.add(4242);
-      await rejectsWith(driver.destroyNode({ timeoutMs: 250 }), "cgroup-not-empty", "4242", "node-a");
+      // Long enough for several rounds of look-and-kill also in the emulated v2 guest, where one
+      // round of the fake cgroupfs once took the whole of a 250 ms deadline.
+      await rejectsWith(
+        driver.destroyNode({ timeoutMs: scaled(1000) }),
+        "cgroup-not-empty",
+        "4242",
+        "node-a",
+      );
       assert.ok(kernel.killed.length > 1, "kept killing until the deadline");
       kernel.immortal.delete(4242);
       await driver.destroyNode();
