@@ -6,8 +6,7 @@
  * node's wakes. Collected right after each step instead, while nothing waits, the young
  * generation starts every wake empty, and a wake's allocations (well under its size) never stop it.
  */
-import { getHeapSpaceStatistics } from "node:v8";
-import { gcFunction } from "./v8-gc.js";
+import { gcFunction, youngGeneration } from "./v8-gc.js";
 
 /**
  * Room a wake needs in the young generation: a 110-pod memory wake allocates about 0.6 MB up to its
@@ -25,7 +24,7 @@ export function scavengeWhenIdle(): void {
   const collect = gcFunction();
   if (collect === undefined) return;
   setImmediate(() => {
-    const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
+    const young = youngGeneration();
     if (young === undefined || young.space_available_size < WAKE_ROOM_BYTES) collect({ type: "minor" });
   });
 }

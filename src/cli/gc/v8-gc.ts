@@ -3,7 +3,7 @@
  * (a thread that knows it is idle knows better than V8's heuristics when a collection costs nothing
  * that waits). Exposed per thread: a context made after the flag is set carries it.
  */
-import { setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString, type HeapSpaceInfo } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 export type GcFunction = (options: { readonly type: "minor" | "major" }) => void;
@@ -22,4 +22,9 @@ export function gcFunction(): GcFunction | undefined {
     }
   }
   return gc ?? undefined;
+}
+
+/** This thread's young generation (V8's `new_space`) as V8 reports it now. */
+export function youngGeneration(): HeapSpaceInfo | undefined {
+  return getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
 }

@@ -14,9 +14,7 @@ const MI = 1024 * 1024;
  */
 const WORKER = `
 const { parentPort } = require("node:worker_threads");
-const { getHeapSpaceStatistics } = require("node:v8");
-const young = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
-import(${JSON.stringify(new URL("./young-generation-trim.js", import.meta.url).href)}).then(async ({ YoungGenerationTrim }) => {
+import(${JSON.stringify(new URL("./young-generation-trim.js", import.meta.url).href)}).then(async ({ YoungGenerationTrim, youngGenerationBytes: young }) => {
   const trim = new YoungGenerationTrim();
   const atStart = young();
   let kept = [];

@@ -10,8 +10,7 @@
  * thread is still busy V8 keeps it, and the trim backs off, so a busy thread is not collected
  * every second for nothing.
  */
-import { getHeapSpaceStatistics } from "node:v8";
-import { gcFunction, type GcFunction } from "./v8-gc.js";
+import { gcFunction, youngGeneration, type GcFunction } from "./v8-gc.js";
 
 /** A young generation this size or smaller is left alone: V8's initial size on 64-bit Linux. */
 export const SMALL_YOUNG_GENERATION_BYTES = 1024 * 1024;
@@ -21,7 +20,7 @@ const MAX_BACKOFF_CALLS = 16;
 
 /** The young generation's current capacity (V8's `new_space` size), in bytes. */
 export function youngGenerationBytes(): number {
-  return getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0;
+  return youngGeneration()?.space_size ?? 0;
 }
 
 export interface YoungGenerationTrimOptions {
@@ -44,7 +43,7 @@ export class YoungGenerationTrim {
   #nextTryAt = 0;
   #backoff = 1;
   #scheduled = false;
-  /** Collections made, and how many of them shrank the young generation (for tests and logs). */
+  /** Collections made, and how many of them shrank the young generation (for tests). */
   readonly counts = { collections: 0, shrunk: 0 };
 
   constructor(options: YoungGenerationTrimOptions = {}) {
