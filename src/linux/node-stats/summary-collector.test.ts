@@ -404,7 +404,7 @@ for (const api of ["v1", "v2"] as const)
       collector.close();
     });
 
-    test("on a larger node container memory and walks are reused for pods × refreshPerPodMs; pod memory too on housekeeping reads", async () => {
+    test("on a larger node container memory is reused for pods × refreshPerPodMs and walks for pods × walkPerPodMs; pod memory too on housekeeping reads", async () => {
       const clock = new ManualClock();
       const collector = new LinuxSummaryCollector({
         node: spec(),
@@ -412,9 +412,11 @@ for (const api of ["v1", "v2"] as const)
         clock,
         diskTtlMs: 1000,
         refreshPerPodMs: 3000, // one pod: a 3 s period, as 30 pods at the default 100 ms
+        walkPerPodMs: 3000,
       });
       assert.equal(collector.refreshPeriodMs(1), 3000);
       assert.equal(collector.refreshPeriodMs(0), 1000);
+      assert.equal(collector.walkPeriodMs(1), 3000);
       assert.equal(new LinuxSummaryCollector({ node: spec() }).refreshPeriodMs(110), 11_000);
       const app = `${POD.path}/app`;
       try {
@@ -456,6 +458,45 @@ for (const api of ["v1", "v2"] as const)
       } finally {
         await cgroups.setMemory(app, 250n * MiB, 10n * MiB, 512n * MiB);
         await cgroups.setMemory(POD.path, 300n * MiB, 20n * MiB);
+        collector.close();
+      }
+    });
+
+    test("walks keep a period of their own: past it a pod's disk use is walked again while its container memory is still reused", async () => {
+      const defaults = new LinuxSummaryCollector({ node: spec() });
+      // The kubelet's disk figures refresh every 60 s; ours at most as seldom.
+      assert.deepEqual(
+        [0, 5, 100, 110, 200, 250].map((n) => defaults.walkPeriodMs(n)),
+        [1000, 1500, 30_000, 33_000, 60_000, 60_000],
+      );
+      assert.equal(new LinuxSummaryCollector({ node: spec(), diskTtlMs: 90_000 }).walkPeriodMs(1), 90_000);
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        diskTtlMs: 1000,
+        refreshPerPodMs: 3000,
+        walkPerPodMs: 1000,
+      });
+      const app = `${POD.path}/app`;
+      const log = testPodFiles(stateDir, UID).logFile("sidecar");
+      try {
+        const first = (await collector.collect([pod], { reusePods: true })).pods[0];
+        await collector.diskMeasured();
+        await fill(log, 256 * 1024);
+        await cgroups.setMemory(app, 90n * MiB, 0n);
+        clock.advanceMs(1500); // past the walk period (1 s), within the memory period (3 s)
+        await collector.collect([pod], { reusePods: true });
+        await collector.diskMeasured();
+        const walked = (await collector.collect([pod], { reusePods: true })).pods[0];
+        assert.ok(used(walked?.containers[1]?.logs).bytes >= 256 * 1024);
+        assert.equal(walked?.containers[1]?.logs?.time, "2026-06-26T10:14:36.5Z");
+        assert.deepEqual(walked?.containers[0]?.memory, first?.containers[0]?.memory);
+        assert.equal(walked?.containers[0]?.memory?.time, "2026-06-26T10:14:35Z");
+      } finally {
+        await fill(log, 4 * 1024);
+        await cgroups.setMemory(app, 250n * MiB, 10n * MiB, 512n * MiB);
         collector.close();
       }
     });

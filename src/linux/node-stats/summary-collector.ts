@@ -65,6 +65,12 @@ export interface LinuxSummaryCollectorOptions {
    * stays the same at 5 pods and at 110 (1 s and 11 s).
    */
   readonly refreshPerPodMs?: number;
+  /**
+   * The same for the pods' directory walks (default 300 ms), up to a period of 60 s (or
+   * `diskTtlMs` if longer): walks repeat every min(max(diskTtlMs, pods × this), 60 s), 1.5 s at 5
+   * pods, 30 s at 100, 60 s from 200 on. See {@link LinuxSummaryCollector.walkPeriodMs}.
+   */
+  readonly walkPerPodMs?: number;
   /** Entries one directory walk may visit before it stops (default 200 000). */
   readonly maxWalkEntries?: number;
   /**
@@ -245,6 +251,7 @@ export class LinuxSummaryCollector {
   /** Whether the pods cgroup's usage counts the pods' pages (read once; see `countsDescendants`). */
   #podsCountDescendants: boolean | undefined;
   readonly #refreshPerPodMs: number;
+  readonly #walkPerPodMs: number;
 
   constructor(options: LinuxSummaryCollectorOptions) {
     this.#node = options.node;
@@ -257,6 +264,7 @@ export class LinuxSummaryCollector {
     this.#pageSize = options.pageSize;
     this.#minRefreshMs = options.diskTtlMs ?? 1000;
     this.#refreshPerPodMs = options.refreshPerPodMs ?? 100;
+    this.#walkPerPodMs = options.walkPerPodMs ?? 300;
     this.#partialWakeReads = options.partialWakeReads ?? true;
     this.#disk = new PodDiskMeter(this.#minRefreshMs, this.#clock, options.maxWalkEntries ?? 200_000);
     this.#startTime = formatRfc3339Ms(options.startTime ?? Number(this.#clock.nowNs() / 1_000_000n));
@@ -276,7 +284,8 @@ export class LinuxSummaryCollector {
     this.#limits.reuse = memoryOnly;
     if (!this.#limits.reuse) this.#limits.byDir.clear();
     const refreshMs = this.refreshPeriodMs(pods.length);
-    this.#disk.ttlMs = refreshMs;
+    const walkMs = this.walkPeriodMs(pods.length);
+    this.#disk.ttlMs = walkMs;
     // Container figures read after this are reused; memory wakes reuse any.
     const nowNs = this.#clock.nowNs();
     const reuseAfterNs = memoryOnly ? -1n : nowNs - BigInt(refreshMs) * 1_000_000n;
@@ -318,7 +327,7 @@ export class LinuxSummaryCollector {
     const { nodeFs, walkFs, imageFs, disks, fsTime } = await this.#diskFor(
       pods,
       memoryOnly,
-      refreshMs,
+      walkMs,
       podRead === "fresh",
     );
     // Only full reads touch every file a pod has (its limits, and its containers' files once per
@@ -430,14 +439,28 @@ export class LinuxSummaryCollector {
   }
 
   /**
-   * How long container memory figures and directory walks are reused on a node of `pods` pods:
-   * max(diskTtlMs, pods × refreshPerPodMs). The engine ranks memory by the pods' own figures,
-   * always fresh; container figures only word an eviction message (and the picked pods' are read
-   * again, {@link refreshPods}); disk use moves slowly and the kubelet's own refreshes every
-   * 60 s (cAdvisor's fs handler, the volume stats' calcPeriod).
+   * How long container memory figures are reused on a node of `pods` pods: max(diskTtlMs, pods ×
+   * refreshPerPodMs), 11 s at 110 pods, about the kubelet's own (cAdvisor's housekeeping, 10–15 s).
+   * The engine ranks memory by the pods' own figures, always fresh; container figures only word an
+   * eviction message (and the picked pods' are read again, {@link refreshPods}).
    */
   refreshPeriodMs(pods: number): number {
     return Math.max(this.#minRefreshMs, pods * this.#refreshPerPodMs);
+  }
+
+  /**
+   * How long the pods' directory walks are reused on a node of `pods` pods: min(max(diskTtlMs, pods
+   * × walkPerPodMs), 60 s). Disk use moves slowly, a walk is the dearest part of a housekeeping
+   * read (measured at 100 idle pods: its promises and directory handles were most of what the loop
+   * thread's old generation kept, and a period of 30 s instead of 10 s cut RSS by about 4 MiB),
+   * and the kubelet's own figures refresh every 60 s (cAdvisor's fs handler, the volume stats'
+   * `calcPeriod`): ours are never older than the kubelet's, and fresher below 200 pods.
+   */
+  walkPeriodMs(pods: number): number {
+    return Math.min(
+      Math.max(this.#minRefreshMs, pods * this.#walkPerPodMs),
+      Math.max(this.#minRefreshMs, MAX_WALK_PERIOD_MS),
+    );
   }
 
   /**
@@ -542,7 +565,7 @@ export class LinuxSummaryCollector {
   async #diskFor(
     pods: readonly ActivePodInfo[],
     memoryOnly: boolean,
-    refreshMs: number,
+    walkMs: number,
     freshFilesystems: boolean,
   ): Promise<LastDisk> {
     let last = this.#lastDisk;
@@ -556,9 +579,9 @@ export class LinuxSummaryCollector {
       last = await this.#measureFilesystems(last);
     }
     if (!memoryOnly && this.#measuring === undefined) {
-      // The filesystems every time; the pods' directories once per refresh period, or for a new pod
+      // The filesystems every time; the pods' directories once per walk period, or for a new pod
       // (alone: the meter reuses the others' walks, and their period is not renewed).
-      const periodDue = this.#clock.nowNs() - last.walkedAtNs >= BigInt(refreshMs) * 1_000_000n;
+      const periodDue = this.#clock.nowNs() - last.walkedAtNs >= BigInt(walkMs) * 1_000_000n;
       const plan: DiskPlan = periodDue
         ? { walk: true }
         : pods.some((pod) => !last.byPod.has(pod.uid))
@@ -993,6 +1016,9 @@ export class LinuxSummaryCollector {
     return this.#pageSize;
   }
 }
+
+/** The longest the pods' directory walks are reused for: the kubelet's own disk figures' period. */
+const MAX_WALK_PERIOD_MS = 60_000;
 
 /** A pod's Summary entry without its memory and process figures, which change on every read. */
 type PodParts = Omit<PodJson, "memory" | "process_stats">;
