@@ -4,7 +4,7 @@
  * own gauges and reaction-latency histogram. Everything is set from data (a SyncReport, an eviction,
  * the pod list); each instance owns its registry, so tests and several daemons never share state.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "./prom-client-parts.js";
 import type { SyncReport } from "../core/engine/types.js";
 import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
 import { formatDurationMs } from "../core/time/duration.js";

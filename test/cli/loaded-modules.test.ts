@@ -3,7 +3,8 @@
  * runtime and the HTTP server, never the Kubernetes client (a large package for the cluster
  * commands only); `watch` does load it. Recorded for real with a module resolve hook in a child
  * process: once for the command's module imported alone, once for `bin/evictd.js` running the
- * command (given input it cannot use, so it loads its modules and stops).
+ * command (given input it cannot use, so it loads its modules and stops). The Node built-ins they
+ * load are read from `process.moduleLoadList`, which a resolve hook does not see for `require`.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -54,6 +55,30 @@ function modulesShippedFor(command: readonly string[]): string[] {
   );
 }
 
+/** The Node built-in modules a process has loaded once it has imported the compiled `commandModule`. */
+function builtinsLoadedBy(commandModule: string): string[] {
+  const url = pathToFileURL(join(REPO_ROOT, "dist", "src", "cli", "commands", commandModule)).href;
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      `await import(${JSON.stringify(url)}); console.log(JSON.stringify(process.moduleLoadList));`,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const list = JSON.parse(r.stdout) as string[];
+  return list.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice("NativeModule ".length));
+}
+
+/**
+ * Built-ins of features no node daemon uses: TLS clients and servers, compression, the cluster
+ * module. prom-client's index loads all of them (for its Pushgateway and cluster aggregation);
+ * the daemon's metrics take only the classes they use (src/server/prom-client-parts.ts).
+ */
+const UNUSED_BY_NODE_DAEMONS = ["https", "tls", "zlib", "cluster"];
+
 const KUBERNETES_CLIENT = /node_modules\/@kubernetes\/client-node\//;
 const OWN_KUBERNETES_ADAPTER = /\/dist\/src\/kubernetes\//;
 
@@ -75,6 +100,15 @@ describe("modules each command loads", { skip: CLI_SKIP }, () => {
       assertNodeDaemonModules(modulesLoadedBy(command));
     });
   }
+
+  test("run loads no Node built-ins for TLS, compression or clustering", () => {
+    const builtins = builtinsLoadedBy("run.js");
+    assert.ok(builtins.includes("http"), "the check can see what run loads (its HTTP server)");
+    assert.deepEqual(
+      builtins.filter((m) => UNUSED_BY_NODE_DAEMONS.includes(m)),
+      [],
+    );
+  });
 
   test("watch, a cluster command, does load it (the check above can tell)", () => {
     const loaded = modulesLoadedBy("watch.js");

@@ -462,6 +462,44 @@ for (const api of ["v1", "v2"] as const)
       }
     });
 
+    test("a housekeeping read of a quiet pod hands back its last entry; figures read again since make a new one", async () => {
+      const clock = new ManualClock();
+      const collector = new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        diskTtlMs: 1000,
+        refreshPerPodMs: 3000,
+        walkPerPodMs: 3000,
+      });
+      const app = `${POD.path}/app`;
+      try {
+        await collector.collect([pod]);
+        await collector.diskMeasured();
+        clock.advanceMs(100);
+        const quiet = await collector.collect([pod], { reusePods: true });
+        await collector.diskMeasured();
+        clock.advanceMs(100);
+        const again = await collector.collect([pod], { reusePods: true });
+        await collector.diskMeasured();
+        assert.equal(again.pods[0], quiet.pods[0]);
+        // A decision's full read of the pod (its memory and its containers') is what the next
+        // housekeeping read reports, in a new entry.
+        await cgroups.setMemory(app, 70n * MiB, 0n);
+        const refreshed = collector.refreshPods(again, [pod], [pod.uid]);
+        assert.equal(refreshed.pods[0]?.containers[0]?.memory?.workingSetBytes, Number(70n * MiB));
+        clock.advanceMs(100);
+        const after = await collector.collect([pod], { reusePods: true });
+        await collector.diskMeasured();
+        assert.notEqual(after.pods[0], quiet.pods[0]);
+        assert.deepEqual(after.pods[0]?.containers, refreshed.pods[0]?.containers);
+        assert.deepEqual(after.pods[0]?.memory, refreshed.pods[0]?.memory);
+      } finally {
+        await cgroups.setMemory(app, 250n * MiB, 10n * MiB, 512n * MiB);
+        collector.close();
+      }
+    });
+
     test("walks keep a period of their own: past it a pod's disk use is walked again while its container memory is still reused", async () => {
       const defaults = new LinuxSummaryCollector({ node: spec() });
       // The kubelet's disk figures refresh every 60 s; ours at most as seldom.
