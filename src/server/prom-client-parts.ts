@@ -1,8 +1,8 @@
 /**
  * The four prom-client classes the daemon uses (Registry, Counter, Gauge, Histogram), loaded from
  * the package's own modules instead of its index. The index also loads the Pushgateway client
- * (http, https and with them tls, crypto and zlib), the cluster aggregator (cluster) and the
- * default process metrics, none of which the daemon uses: importing `evictd run` loaded 7 more
+ * (http, https and with them tls, crypto and zlib), the cluster aggregator and the default
+ * process metrics, none of which the daemon uses: importing `evictd run` loaded 7 more
  * Node built-in modules for them and kept 0.5–0.6 MiB more of the main thread's heap live. The
  * types are the package's own; the package is pinned, and a test checks these are the very
  * classes its index exports.

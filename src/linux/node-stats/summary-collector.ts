@@ -1116,7 +1116,6 @@ function withRememberedDirectories(driver: CgroupStatsReader): CgroupStatsReader
   };
 }
 
-/** Container name → memory figures, for the containers that have them. */
 /** Whether `pod`'s containers have in `containers` the very figures `memo` (one per container, in order) holds. */
 function sameContainerMemory(
   memo: readonly (MemoryJson | undefined)[],
@@ -1131,6 +1130,7 @@ function sameContainerMemory(
   return true;
 }
 
+/** Container name → memory figures, for the containers that have them. */
 function containerMap(
   pod: ActivePodInfo,
   figures: readonly (MemoryJson | undefined)[],
