@@ -211,6 +211,21 @@ for (const api of ["v1", "v2"] as const)
       cgroups = await fakeCgroups(api, true);
     });
 
+    /**
+     * A collector as on a larger node: disk figures kept 1 s, container memory reused for 3 s (one
+     * pod at 3000 ms, as 30 pods at the default 100 ms) and disk use walked every `walkPerPodMs`.
+     */
+    function periodicCollector(clock: ManualClock, walkPerPodMs: number): LinuxSummaryCollector {
+      return new LinuxSummaryCollector({
+        node: spec(),
+        cgroups: { driver: cgroups, node: NODE },
+        clock,
+        diskTtlMs: 1000,
+        refreshPerPodMs: 3000,
+        walkPerPodMs,
+      });
+    }
+
     test("node, pods container, rlimit and filesystems", async () => {
       const clock = new ManualClock();
       const collector = new LinuxSummaryCollector({
@@ -406,14 +421,7 @@ for (const api of ["v1", "v2"] as const)
 
     test("on a larger node container memory is reused for pods × refreshPerPodMs and walks for pods × walkPerPodMs; pod memory too on housekeeping reads", async () => {
       const clock = new ManualClock();
-      const collector = new LinuxSummaryCollector({
-        node: spec(),
-        cgroups: { driver: cgroups, node: NODE },
-        clock,
-        diskTtlMs: 1000,
-        refreshPerPodMs: 3000, // one pod: a 3 s period, as 30 pods at the default 100 ms
-        walkPerPodMs: 3000,
-      });
+      const collector = periodicCollector(clock, 3000);
       assert.equal(collector.refreshPeriodMs(1), 3000);
       assert.equal(collector.refreshPeriodMs(0), 1000);
       assert.equal(collector.walkPeriodMs(1), 3000);
@@ -464,14 +472,7 @@ for (const api of ["v1", "v2"] as const)
 
     test("a housekeeping read of a quiet pod hands back its last entry; figures read again since make a new one", async () => {
       const clock = new ManualClock();
-      const collector = new LinuxSummaryCollector({
-        node: spec(),
-        cgroups: { driver: cgroups, node: NODE },
-        clock,
-        diskTtlMs: 1000,
-        refreshPerPodMs: 3000,
-        walkPerPodMs: 3000,
-      });
+      const collector = periodicCollector(clock, 3000);
       const app = `${POD.path}/app`;
       try {
         await collector.collect([pod]);
@@ -509,14 +510,7 @@ for (const api of ["v1", "v2"] as const)
       );
       assert.equal(new LinuxSummaryCollector({ node: spec(), diskTtlMs: 90_000 }).walkPeriodMs(1), 90_000);
       const clock = new ManualClock();
-      const collector = new LinuxSummaryCollector({
-        node: spec(),
-        cgroups: { driver: cgroups, node: NODE },
-        clock,
-        diskTtlMs: 1000,
-        refreshPerPodMs: 3000,
-        walkPerPodMs: 1000,
-      });
+      const collector = periodicCollector(clock, 1000);
       const app = `${POD.path}/app`;
       const log = testPodFiles(stateDir, UID).logFile("sidecar");
       try {

@@ -395,12 +395,7 @@ export class LinuxSummaryCollector {
     const cgroup = pod.cgroup;
     if (cgroup === undefined) return false;
     const known = this.#podFigures.get(cgroup);
-    if (known === undefined || known.atNs <= reuseAfterNs) return true;
-    return pod.containers.some((c) => {
-      if (c.cgroup === undefined) return false;
-      const seen = this.#containerMemory.get(c.cgroup);
-      return seen === undefined || seen.atNs <= reuseAfterNs;
-    });
+    return known === undefined || known.atNs <= reuseAfterNs || !this.#containersReusable(pod, reuseAfterNs);
   }
 
   /**
@@ -853,7 +848,7 @@ export class LinuxSummaryCollector {
       }
     }
     if (podRead === "reuse" && known !== undefined && known.atNs > reuseAfterNs) {
-      if (containersReused && known.live !== undefined) return known.live;
+      // Here some container was read again, or the pod's figures were never handed out as one object.
       const live: PodLive = {
         memory: known.memory,
         containers: containerMap(pod, containerFigures),
