@@ -100,7 +100,7 @@ export class NotificationWakePort implements WakePort {
     for (const s of this.o.sources) {
       const arming = memoryThresholdArming(s.threshold, sample.summary);
       if (arming === undefined) continue;
-      s.poller?.setLimit(arming.workingSetLimit, arming.evictionQuantity);
+      s.poller?.setLimit(arming.workingSetLimit);
       const notifier = s.notifier;
       if (
         notifier === undefined ||

@@ -1,14 +1,15 @@
 // The working-set poller over cgroup files (regular files standing in for them here, and the real
 // v1 memory cgroup of this process when there is one): the kubelet's working set, one wake per
-// upward crossing, fast polling near the limit.
+// upward crossing, polling the more often the nearer the limit.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { performance } from "node:perf_hooks";
 import { ownMemoryCgroupV1 } from "./testing/notify-test-support.js";
-import { workingSetFrom, WorkingSetPoller } from "./working-set-poller.js";
+import { isRising, pollPeriodMs, workingSetFrom, WorkingSetPoller } from "./working-set-poller.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -67,8 +68,9 @@ describe("WorkingSetPoller", () => {
         cgroupDir: cg.dir,
         api,
         description: "hard memory eviction threshold",
-        fastMs: 5,
+        edgeMs: 5,
         slowMs: 5,
+        aboveMs: 5,
       });
       poller.start((r) => wakes.push(r));
       try {
@@ -76,7 +78,7 @@ describe("WorkingSetPoller", () => {
         await sleep(30);
         assert.deepEqual(wakes, []);
         await cg.set(900, 300); // 600: below the limit about to be set
-        poller.setLimit(1000n, 200n);
+        poller.setLimit(1000n);
         await sleep(30);
         await cg.set(1200, 300); // 900
         await sleep(30);
@@ -105,15 +107,37 @@ describe("WorkingSetPoller", () => {
     });
   }
 
-  test("polls fast within reach of the limit (one quantity, or what 2 GiB/s covers in a slow period) and slowly further away", async () => {
+  test("the period is what a 2 GiB/s ramp takes to cover the distance left, between a floor and the slow one", () => {
+    const MI = 1024n * 1024n;
+    assert.equal(pollPeriodMs(0n, 5, 250), 5);
+    assert.equal(pollPeriodMs(8n * MI, 5, 250), 5, "8 MiB: 3.9 ms at 2 GiB/s, the floor's 5 ms");
+    assert.equal(pollPeriodMs(8n * MI, 25, 250), 25);
+    assert.equal(pollPeriodMs(100n * MI, 5, 250), 48, "one 100 MiB quantity: 48.8 ms");
+    assert.equal(pollPeriodMs(300n * MI, 5, 250), 146);
+    assert.equal(pollPeriodMs(4096n * MI, 5, 250), 250);
+    assert.equal(pollPeriodMs(18446744073709551615n, 5, 250), 250, "no limit in sight (uint64 max)");
+  });
+
+  test("rising means growing faster than 16 MiB/s between two looks", () => {
+    const MI = 1024n * 1024n;
+    assert.equal(isRising(100n * MI, 101n * MI, 25), true, "1 MiB in 25 ms: 40 MiB/s");
+    assert.equal(isRising(100n * MI, 100n * MI + 256n * 1024n, 25), false, "256 KiB in 25 ms: 10 MiB/s");
+    assert.equal(isRising(100n * MI, 100n * MI, 25), false);
+    assert.equal(isRising(101n * MI, 100n * MI, 25), false, "falling");
+    assert.equal(isRising(0n, 18446744073709551615n, 1), true);
+  });
+
+  test("looks more often the closer a rising working set is to the limit; near it but still, every steady period; above it, every above period", async () => {
     const MI = 1024 * 1024;
     const cg = await fakeCgroup("v1", 100 * MI, 0);
     const poller = new WorkingSetPoller({
       cgroupDir: cg.dir,
       api: "v1",
       description: "t",
-      fastMs: 10,
+      edgeMs: 5,
+      steadyMs: 40,
       slowMs: 200,
+      aboveMs: 50,
     });
     let reads = 0;
     const read = poller.read.bind(poller);
@@ -121,22 +145,48 @@ describe("WorkingSetPoller", () => {
       reads++;
       return read(atMost);
     };
-    // Limit 4 GiB, one eviction quantity 100 MiB: reach is max(100 MiB, 2 GiB/s × 200 ms ≈ 410 MiB).
-    poller.setLimit(4096n * BigInt(MI), 100n * BigInt(MI));
+    const readsIn = async (ms: number, during?: () => Promise<void>): Promise<number> => {
+      await sleep(250); // the period in force before the change has run out
+      reads = 0;
+      // (`during` starts after that wait too, and the count runs until both end.)
+      await Promise.all([sleep(ms), during?.()]);
+      return reads;
+    };
+    poller.setLimit(4096n * BigInt(MI));
     poller.start(() => undefined);
     try {
-      await sleep(100);
-      reads = 0;
-      await sleep(600); // 100 MiB, far from the limit: every 200 ms
-      const far = reads;
-      // 300 MiB below the limit: beyond one quantity, within what a 2 GiB/s ramp covers in 200 ms.
-      await cg.set(3796 * MI, 0);
-      await sleep(250);
-      reads = 0;
-      await sleep(600);
-      const near = reads;
-      assert.ok(far <= 5, `far from the limit: ${far} reads in 600 ms`);
-      assert.ok(near >= 20, `within reach of the limit: ${near} reads in 600 ms`);
+      const far = await readsIn(600); // ~4 GiB away: every 200 ms
+      await cg.set(3796 * MI, 0); // 300 MiB away: every 146 ms
+      const nearer = await readsIn(600);
+      await cg.set(4088 * MI, 0); // 8 MiB away, holding still: every 40 ms
+      const still = await readsIn(600);
+      await cg.set(4040 * MI, 0); // 56 MiB away, then rising 1 MiB every 10 ms (~100 MiB/s) to 8 MiB away
+      const risingStart = performance.now();
+      const rising = await readsIn(0, async () => {
+        // Rewritten in place at a fixed width, not truncated first: a look between the truncation
+        // and the write would find no number and wait the slow period.
+        const usage = await open(join(cg.dir, "memory.usage_in_bytes"), "r+");
+        try {
+          for (let mib = 4040; mib <= 4088; mib++) {
+            await usage.write(`${String(mib * MI).padEnd(24)}\n`, 0);
+            await sleep(10);
+          }
+        } finally {
+          await usage.close();
+        }
+      });
+      const risingPerSecond = (rising * 1000) / (performance.now() - risingStart - 250);
+      await cg.set(4200 * MI, 0); // above: every 50 ms
+      const above = await readsIn(600);
+      assert.ok(far <= 4, `far from the limit: ${far} reads in 600 ms`);
+      assert.ok(nearer >= 2 && nearer <= 6, `300 MiB from the limit: ${nearer} reads in 600 ms`);
+      assert.ok(still >= 6 && still <= 17, `8 MiB from the limit, still: ${still} reads in 600 ms`);
+      // 56 → 8 MiB away: periods of 27 → 5 ms (~80 looks a second); at the steady floor, 25.
+      assert.ok(
+        risingPerSecond >= 45,
+        `rising from 56 to 8 MiB from the limit: ${risingPerSecond} reads a second`,
+      );
+      assert.ok(above >= 6 && above <= 13, `above the limit: ${above} reads in 600 ms`);
     } finally {
       await poller.stop();
     }
@@ -148,12 +198,13 @@ describe("WorkingSetPoller", () => {
       cgroupDir: cg.dir,
       api: "v1",
       description: "t",
-      fastMs: 10,
+      edgeMs: 10,
       slowMs: 10,
+      aboveMs: 10,
     });
     const errors: Error[] = [];
     const wakes: string[] = [];
-    poller.setLimit(1000n, 300n);
+    poller.setLimit(1000n);
     poller.start(
       (reason) => wakes.push(reason),
       (e) => errors.push(e),
