@@ -118,7 +118,7 @@ describe("WorkingSetPoller", () => {
     assert.equal(pollPeriodMs(18446744073709551615n, 5, 250), 250, "no limit in sight (uint64 max)");
   });
 
-  test("rising means growing faster than 16 MiB/s between two looks", () => {
+  test("rising means growing faster than 16 MiB/s over the time between the two figures", () => {
     const MI = 1024n * 1024n;
     assert.equal(isRising(100n * MI, 101n * MI, 25), true, "1 MiB in 25 ms: 40 MiB/s");
     assert.equal(isRising(100n * MI, 100n * MI + 256n * 1024n, 25), false, "256 KiB in 25 ms: 10 MiB/s");

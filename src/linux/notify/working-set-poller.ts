@@ -57,8 +57,8 @@ const INACTIVE_FILE = { v1: /^total_inactive_file (\d+)$/m, v2: /^inactive_file 
 export const FASTEST_RAMP_BYTES_PER_SECOND = 2n * 1024n * 1024n * 1024n;
 
 /**
- * Growth faster than this between two looks counts as rising: above any slow leak, below what a
- * starting process or an allocation burst adds.
+ * Growth faster than this, over at least one steady period, counts as rising: above any slow leak,
+ * below what a starting process or an allocation burst adds.
  */
 export const RISING_BYTES_PER_SECOND = 16 * 1024 * 1024;
 
