@@ -4,7 +4,10 @@
  * daemon with no pods, and how long one synchronize takes; a third run with `--sync-pods` (110: the
  * issue's real-sized node) gives the same figures at that size, above all the synchronize wall time.
  * The issue's targets are printed against the results: RSS median ≤ 60 MiB and CPU ≤ 1% of a core
- * with 100 pods over ≥ 60 s, and one synchronize at 110 pods ≤ 3 ms wall time (median).
+ * with 100 pods over ≥ 60 s, and one synchronize at 110 pods ≤ 3 ms wall time (median). Two
+ * reference processes on the same node binary, sampled the same way (runtime-floor.ts: `node` doing
+ * nothing, and with an idle worker under the loop thread's limits), say which part of the RSS is
+ * the runtime's and which is evictd's.
  *
  *   node dist/bench/overhead-bench.js [--pods 100] [--sync-pods 110] [--seconds 60] [--settle 10]
  *
@@ -48,6 +51,7 @@ import {
 } from "../test/harness/node-harness.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 import { clockTicksPerSecond, cpuPercent, sampleProcess, type ProcSample } from "./proc-sampler.js";
+import { FLOOR_PROCESSES, measureFloor, type FloorResult } from "./runtime-floor.js";
 
 const HOUSEKEEPING_MS = 1000;
 const SAMPLE_EVERY_MS = 1000;
@@ -494,6 +498,38 @@ function report(base: RunResult, loaded: RunResult, sync: RunResult | undefined)
   );
 }
 
+/** The RSS from the runtime up: each reference process and daemon run, and what each adds to the one before. */
+function floorReport(floor: readonly FloorResult[], runs: readonly RunResult[]): string {
+  const rows: { label: string; rss: number; cpu: number; threads: number }[] = [
+    ...floor.map((f) => ({
+      label: f.description,
+      rss: median(f.rssMiB),
+      cpu: f.cpuPercentAverage,
+      threads: f.threads,
+    })),
+    ...runs.map((r) => ({
+      label: `evictd run, ${num(r.pods)} idle pods`,
+      rss: r.rssMiB.median,
+      cpu: r.cpuPercentAverage,
+      threads: r.threads,
+    })),
+  ];
+  return table(
+    ["from the runtime up (same binary, same window)", "RSS median MiB", "adds", "CPU %", "threads"],
+    rows.map((row, i) => {
+      const before = rows[i - 1];
+      const adds = i === 0 || before === undefined ? "" : num(row.rss - before.rss, 1);
+      return [
+        row.label,
+        num(row.rss, 1),
+        adds.startsWith("-") || adds === "" ? adds : `+${adds}`,
+        num(row.cpu, 2),
+        num(row.threads),
+      ];
+    }),
+  );
+}
+
 interface Target {
   readonly what: string;
   readonly value: number;
@@ -572,6 +608,22 @@ async function main(argv: readonly string[]): Promise<number> {
       `/proc sampled every ${SAMPLE_EVERY_MS / 1000} s for ${params.seconds} s after ${params.settleSeconds} s settling (CLK_TCK ${ticks})\n`,
   );
 
+  const floor: FloorResult[] = [];
+  for (const reference of FLOOR_PROCESSES) {
+    console.log(
+      `  reference: ${reference.description}; settling ${params.settleSeconds} s, sampling ${params.seconds} s`,
+    );
+    floor.push(
+      await measureFloor(
+        reference,
+        params.settleSeconds * 1000,
+        params.seconds * 1000,
+        SAMPLE_EVERY_MS,
+        ticks,
+        interrupt.signal,
+      ),
+    );
+  }
   const base = await measureRun(0, params, ticks, capacityMiB);
   const loaded = await measureRun(params.pods, params, ticks, capacityMiB);
   const sync =
@@ -593,6 +645,16 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(
     `CPU per 1 s interval is counted in ticks of ${num(100 / ticks, 0)}% of a core; the window average is the precise figure`,
   );
+  console.log("\n" + floorReport(floor, [base, loaded]));
+  const withWorker = floor[floor.length - 1];
+  if (withWorker !== undefined) {
+    const floorMiB = median(withWorker.rssMiB);
+    console.log(
+      `the runtime with the loop thread's isolate, idle, holds ${num(floorMiB, 1)} MiB: ` +
+        `${num(60 - floorMiB, 1)} MiB below the 60 MiB target are left for evictd's code and ${num(loaded.pods)} pods, ` +
+        `which take ${num(loaded.rssMiB.median - floorMiB, 1)} MiB here`,
+    );
+  }
   const measured = targets(loaded, sync ?? loaded);
   console.log(
     `\nissue targets${params.seconds < 60 ? ` (window ${params.seconds} s: the issue asks for ≥ 60 s)` : ""}:\n` +
@@ -626,6 +688,8 @@ async function main(argv: readonly string[]): Promise<number> {
     loadAverage: { before: loadBefore, after: loadavg() },
     valid: issues.length === 0,
     issues,
+    /** Reference processes on the same node binary, sampled the same way (runtime-floor.ts). */
+    floor: floor.map((f) => ({ ...f, rssMedianMiB: median(f.rssMiB) })),
     runs: sync ? [base, loaded, sync] : [base, loaded],
     targets: measured,
     cost: {

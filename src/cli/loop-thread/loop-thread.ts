@@ -18,6 +18,13 @@ import {
   type ToLoopThread,
 } from "./protocol.js";
 
+/**
+ * The loop thread's V8 limits. Only the loop's own figures live there: a small young generation
+ * keeps the thread's memory small. (The overhead bench starts an idle worker with the same limits
+ * to measure what the thread costs before it runs anything.)
+ */
+export const LOOP_THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 } as const;
+
 /** How long a loop thread asked to stop may take before it is terminated. */
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -86,8 +93,7 @@ export class LoopThread {
     const worker = new Worker(new URL("./loop-thread-main.js", import.meta.url), {
       workerData: init,
       transferList: [kills.port2],
-      // Only the loop's own figures live here: a small young generation keeps the thread's memory small.
-      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+      resourceLimits: LOOP_THREAD_RESOURCE_LIMITS,
     });
     return new Promise<LoopThread>((resolveStart, rejectStart) => {
       let thread: LoopThread | undefined;
