@@ -1,9 +1,12 @@
 /**
  * Engine throughput: synchronize runs per second at 110, 1,000 and 10,000 pods, on the expensive path
- * (a memory threshold met every run: every pod ranked, eviction messages built) and the quiet path
- * (no threshold met: observations, thresholds and the local-storage checks only).
+ * (a memory threshold met every run: every pod ranked, eviction messages built), the quiet path
+ * (no threshold met: observations, thresholds and the local-storage checks only), and a memory
+ * wake's path: the pressure path on the summary a wake decides from, where only the pods that held
+ * the most were read (8) and every other pod ranks at the pods cgroup's bound, wrapped anew each
+ * run as the loop does (core/rank/working-set-bounds.ts).
  *
- *   node dist/bench/engine-bench.js [--sizes 110,1000,10000] [--paths pressure,quiet] [--batches 9]
+ *   node dist/bench/engine-bench.js [--sizes 110,1000,10000] [--paths pressure,quiet,wake] [--batches 9]
  *        [--batch-ms 150]
  *
  * Writes bench/results/engine.json.
@@ -16,6 +19,7 @@ import { IssueList } from "../src/core/issues.js";
 import type { EvictionConfig, NodeSummary, Pod } from "../src/core/model.js";
 import { decodePodList } from "../src/core/pod/decode-pod.js";
 import { decodeSummary } from "../src/core/summary/decode-summary.js";
+import { withWorkingSetBounds, type UnreadPods } from "../src/core/rank/working-set-bounds.js";
 import {
   describeMachine,
   machineInfo,
@@ -29,7 +33,15 @@ import {
 import { nodeSnapshot } from "../tools/trace-generator/generate-trace.js";
 import { MI } from "../tools/trace-generator/trace-pods.js";
 
-type Path = "pressure" | "quiet";
+type Path = "pressure" | "quiet" | "wake";
+
+const PATHS: readonly Path[] = ["pressure", "quiet", "wake"];
+
+/** Pods a memory wake on a large node reads (partial-usage-read.ts reads at least this many). */
+const WAKE_PODS_READ = 8;
+
+/** The wake path's clock: the time the generated snapshot's stats carry. */
+const WAKE_AT = Date.parse("2025-03-03T08:00:00Z");
 
 interface Case {
   readonly pods: number;
@@ -37,6 +49,8 @@ interface Case {
   readonly config: EvictionConfig;
   readonly activePods: readonly Pod[];
   readonly summary: NodeSummary;
+  /** The wake path: the pods left unread and their bound. */
+  readonly unread?: UnreadPods;
 }
 
 interface CaseResult {
@@ -62,27 +76,44 @@ function withoutTimes(value: unknown): unknown {
 
 function buildCase(pods: number, path: Path): Case {
   // Pressure: 300Mi available, under the 500Mi hard threshold. Quiet: 12Gi available.
-  const snapshot = nodeSnapshot({ pods, memoryAvailable: path === "pressure" ? 300 * MI : 12 * 1024 * MI });
+  const snapshot = nodeSnapshot({ pods, memoryAvailable: path === "quiet" ? 12 * 1024 * MI : 300 * MI });
   const built = buildEvictionConfig({ config: snapshot.config });
   if (!built.ok) throw new Error(`bench config rejected: ${JSON.stringify(built.issues)}`);
   const issues = new IssueList();
   const activePods = decodePodList(snapshot.pods, "pods", issues);
   // Decoded once: the pod stats are memoised on the summary, so the runs measure the engine alone.
-  const summary = decodeSummary(withoutTimes(snapshot.summary), "summary", undefined, issues);
+  // A wake's summary keeps its time fields, as the collector's does (each bound carries its pod's).
+  const raw = path === "wake" ? snapshot.summary : withoutTimes(snapshot.summary);
+  const summary = decodeSummary(raw, "summary", undefined, issues);
   if (summary === undefined || issues.hasErrors)
     throw new Error(`bench input rejected: ${JSON.stringify(issues.items.slice(0, 3))}`);
   void summary.pods;
-  return { pods, path, config: built.config, activePods, summary };
+  const unread: UnreadPods | undefined =
+    path === "wake"
+      ? {
+          uids: new Set(summary.pods.slice(WAKE_PODS_READ).map((p) => p.podRef.uid)),
+          usageBoundBytes: 64n * BigInt(MI),
+        }
+      : undefined;
+  return { pods, path, config: built.config, activePods, summary, ...(unread ? { unread } : {}) };
 }
 
-/** Runs `n` synchronizes, carrying state (as the kubelet does) with the clock 10 s further each time. */
+/**
+ * Runs `n` synchronizes, carrying state (as the kubelet does) with the clock 10 s further each time;
+ * the wake path decides each time from the initial state at the stats' time (a wake is one
+ * decision on stats that time-stamp themselves; carried over, the same stats would be stale).
+ */
 function runMany(c: Case, state: { engine: EngineState; now: number }, n: number): SyncReport | undefined {
   let last: SyncReport | undefined;
   for (let i = 0; i < n; i++) {
     state.now += 10_000;
+    if (c.unread !== undefined) {
+      state.engine = INITIAL_STATE;
+      state.now = WAKE_AT;
+    }
     const result = synchronize(c.config, state.engine, {
       now: state.now,
-      summary: c.summary,
+      summary: c.unread === undefined ? c.summary : withWorkingSetBounds(c.summary, c.unread),
       activePods: c.activePods,
       layout: "dedicated",
     });
@@ -119,8 +150,8 @@ function measure(c: Case, batches: number, batchMs: number): CaseResult {
     micros.push(((nowMs() - t0) * 1000) / perBatch);
   }
   if (report === undefined) throw new Error("no report");
-  if (c.path === "pressure" && report.evictions.length !== 1)
-    throw new Error(`pressure path did not evict: ${report.outcome}`);
+  if (c.path !== "quiet" && report.evictions.length !== 1)
+    throw new Error(`${c.path} path did not evict: ${report.outcome}`);
   if (c.path === "quiet" && report.thresholdsMet.length !== 0)
     throw new Error(`quiet path met a threshold: ${report.outcome}`);
   const med = median(micros);
@@ -146,9 +177,9 @@ function main(argv: readonly string[]): void {
   const sizes = (option(argv, "--sizes") ?? "110,1000,10000").split(",").map(Number);
   const batches = Number(option(argv, "--batches") ?? 9);
   const batchMs = Number(option(argv, "--batch-ms") ?? 150);
-  const paths = (option(argv, "--paths") ?? "pressure,quiet")
+  const paths = (option(argv, "--paths") ?? PATHS.join(","))
     .split(",")
-    .filter((p): p is Path => p === "pressure" || p === "quiet");
+    .filter((p): p is Path => (PATHS as readonly string[]).includes(p));
   const machine = machineInfo();
   console.log(`engine bench: synchronize() runs per second; ${describeMachine(machine)}`);
   console.log(`median of ${batches} batches of ~${batchMs} ms after warm-up; state carried between runs\n`);
