@@ -182,7 +182,9 @@ function main(argv: readonly string[]): void {
     .filter((p): p is Path => (PATHS as readonly string[]).includes(p));
   const machine = machineInfo();
   console.log(`engine bench: synchronize() runs per second; ${describeMachine(machine)}`);
-  console.log(`median of ${batches} batches of ~${batchMs} ms after warm-up; state carried between runs\n`);
+  console.log(
+    `median of ${batches} batches of ~${batchMs} ms after warm-up; state carried between runs (the wake path: the initial state each run)\n`,
+  );
   const results: CaseResult[] = [];
   for (const pods of sizes) {
     for (const path of paths) {

@@ -57,7 +57,8 @@ export async function measureFloor(
   const child = spawn(process.execPath, ["-e", reference.script], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const exited = once(child, "exit");
+  // A process that could not start ends in "error", which rejects this: it is awaited below either way.
+  const exited = once(child, "exit").catch(() => undefined);
   try {
     const pid = child.pid;
     if (pid === undefined) throw new Error(`${reference.name}: the process did not start`);
