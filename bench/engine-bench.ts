@@ -106,8 +106,8 @@ function buildCase(pods: number, path: Path): Case {
 function runMany(c: Case, state: { engine: EngineState; now: number }, n: number): SyncReport | undefined {
   let last: SyncReport | undefined;
   for (let i = 0; i < n; i++) {
-    state.now += 10_000;
-    if (c.unread !== undefined) {
+    if (c.unread === undefined) state.now += 10_000;
+    else {
       state.engine = INITIAL_STATE;
       state.now = WAKE_AT;
     }

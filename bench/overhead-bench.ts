@@ -460,12 +460,17 @@ const cost = (base: number, loaded: number): { delta: number; ratio: number } =>
   ratio: loaded / base,
 });
 
+/** `x` with its sign (`+1.5`, `-0.3`), or `0` when it rounds to nothing at `digits`. */
+function signedDelta(x: number, digits: number): string {
+  const text = num(x, digits);
+  return /^-?[0.]+$/.test(text) ? "0" : text.startsWith("-") ? text : `+${text}`;
+}
+
 function report(base: RunResult, loaded: RunResult, sync: RunResult | undefined): string {
   const row = (label: string, pick: (r: RunResult) => number, digits: number): string[] => {
     const b = pick(base);
     const l = pick(loaded);
-    const delta = num(l - b, digits);
-    const signed = /^-?[0.]+$/.test(delta) ? "0" : delta.startsWith("-") ? delta : `+${delta}`;
+    const signed = signedDelta(l - b, digits);
     const ratio = b === 0 || !Number.isFinite(l / b) ? "–" : `×${num(l / b, 2)}`;
     return [label, num(b, digits), num(l, digits), signed, ratio, ...(sync ? [num(pick(sync), digits)] : [])];
   };
@@ -503,7 +508,7 @@ function floorReport(floor: readonly FloorResult[], runs: readonly RunResult[]):
   const rows: { label: string; rss: number; cpu: number; threads: number }[] = [
     ...floor.map((f) => ({
       label: f.description,
-      rss: median(f.rssMiB),
+      rss: f.rssMedianMiB,
       cpu: f.cpuPercentAverage,
       threads: f.threads,
     })),
@@ -518,11 +523,10 @@ function floorReport(floor: readonly FloorResult[], runs: readonly RunResult[]):
     ["from the runtime up (same binary, same window)", "RSS median MiB", "adds", "CPU %", "threads"],
     rows.map((row, i) => {
       const before = rows[i - 1];
-      const adds = i === 0 || before === undefined ? "" : num(row.rss - before.rss, 1);
       return [
         row.label,
         num(row.rss, 1),
-        adds.startsWith("-") || adds === "" ? adds : `+${adds}`,
+        before === undefined ? "" : signedDelta(row.rss - before.rss, 1),
         num(row.cpu, 2),
         num(row.threads),
       ];
@@ -648,7 +652,7 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log("\n" + floorReport(floor, [base, loaded]));
   const withWorker = floor[floor.length - 1];
   if (withWorker !== undefined) {
-    const floorMiB = median(withWorker.rssMiB);
+    const floorMiB = withWorker.rssMedianMiB;
     console.log(
       `the runtime with the loop thread's isolate, idle, holds ${num(floorMiB, 1)} MiB: ` +
         `${num(60 - floorMiB, 1)} MiB below the 60 MiB target are left for evictd's code and ${num(loaded.pods)} pods, ` +
@@ -689,7 +693,7 @@ async function main(argv: readonly string[]): Promise<number> {
     valid: issues.length === 0,
     issues,
     /** Reference processes on the same node binary, sampled the same way (runtime-floor.ts). */
-    floor: floor.map((f) => ({ ...f, rssMedianMiB: median(f.rssMiB) })),
+    floor,
     runs: sync ? [base, loaded, sync] : [base, loaded],
     targets: measured,
     cost: {

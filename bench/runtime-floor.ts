@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import { LOOP_THREAD_RESOURCE_LIMITS } from "../src/cli/loop-thread/loop-thread.js";
+import { median } from "./bench-stats.js";
 import { cpuPercent, sampleProcess } from "./proc-sampler.js";
 
 export interface FloorProcess {
@@ -38,8 +39,8 @@ export interface FloorResult {
   readonly name: string;
   readonly description: string;
   readonly windowSeconds: number;
-  /** RSS (VmRSS) samples over the window, MiB. */
-  readonly rssMiB: readonly number[];
+  /** Median of the RSS (VmRSS) samples over the window, MiB. */
+  readonly rssMedianMiB: number;
   /** CPU over the window / its length, % of one core. */
   readonly cpuPercentAverage: number;
   readonly threads: number;
@@ -61,18 +62,17 @@ export async function measureFloor(
   const exited = once(child, "exit").catch(() => undefined);
   try {
     const pid = child.pid;
-    if (pid === undefined) throw new Error(`${reference.name}: the process did not start`);
+    if (pid === undefined) throw new Error("the process did not start");
     await delay(settleMs, undefined, signal === undefined ? {} : { signal });
     const samples = await sampleProcess(pid, windowMs, everyMs, signal);
     const first = samples[0];
     const last = samples[samples.length - 1];
-    if (first === undefined || last === undefined || samples.length < 2)
-      throw new Error(`${reference.name}: too few samples`);
+    if (first === undefined || last === undefined || samples.length < 2) throw new Error("too few samples");
     return {
       name: reference.name,
       description: reference.description,
       windowSeconds: (last.atMs - first.atMs) / 1000,
-      rssMiB: samples.map((s) => s.rssKiB / 1024),
+      rssMedianMiB: median(samples.map((s) => s.rssKiB / 1024)),
       cpuPercentAverage: cpuPercent(first, last, ticksPerSecond),
       threads: last.threads,
     };
