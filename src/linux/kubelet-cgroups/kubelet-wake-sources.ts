@@ -50,7 +50,7 @@ export function planKubeletWakeSources(o: KubeletWakeOptions): WakeSourcePlan {
       }),
     });
   }
-  const polled = `the working set is read before a 2 GiB/s ramp could cross ${thresholds.length} memory threshold(s) (every 5–250 ms by the distance left)`;
+  const polled = `the working set is read before a 2 GiB/s ramp could cross ${thresholds.length} memory threshold(s) (every 5 ms to 1 s by the distance left)`;
   if (tree.api === "v1") {
     return {
       thresholds,

@@ -96,7 +96,7 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
       poller: new WorkingSetPoller({ cgroupDir: dir, api, description }),
     });
   }
-  const polled = `the working set is read before a 2 GiB/s ramp could cross ${thresholds.length} memory threshold(s) (every 5–250 ms by the distance left)`;
+  const polled = `the working set is read before a 2 GiB/s ramp could cross ${thresholds.length} memory threshold(s) (every 5 ms to 1 s by the distance left)`;
 
   if (api === "v1") {
     return {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { performance } from "node:perf_hooks";
 import { ownMemoryCgroupV1 } from "./testing/notify-test-support.js";
-import { isRising, pollPeriodMs, workingSetFrom, WorkingSetPoller } from "./working-set-poller.js";
+import { isRising, pollPeriodMs, SLOW_MS, workingSetFrom, WorkingSetPoller } from "./working-set-poller.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -116,6 +116,10 @@ describe("WorkingSetPoller", () => {
     assert.equal(pollPeriodMs(300n * MI, 5, 250), 146);
     assert.equal(pollPeriodMs(4096n * MI, 5, 250), 250);
     assert.equal(pollPeriodMs(18446744073709551615n, 5, 250), 250, "no limit in sight (uint64 max)");
+    // The default cap, earlyoom's: a node 2 GiB or more below its limit is looked at once a second.
+    assert.equal(pollPeriodMs(1024n * MI, 5, SLOW_MS), 500);
+    assert.equal(pollPeriodMs(2048n * MI, 5, SLOW_MS), 1000);
+    assert.equal(pollPeriodMs(4096n * MI, 5, SLOW_MS), 1000);
   });
 
   test("rising means growing faster than 16 MiB/s over the time between the two figures", () => {
@@ -125,6 +129,28 @@ describe("WorkingSetPoller", () => {
     assert.equal(isRising(100n * MI, 100n * MI, 25), false);
     assert.equal(isRising(101n * MI, 100n * MI, 25), false, "falling");
     assert.equal(isRising(0n, 18446744073709551615n, 1), true);
+  });
+
+  test("far from the limit, a poller with the default periods looks once a second (earlyoom's cap)", async () => {
+    const MI = 1024 * 1024;
+    const cg = await fakeCgroup("v1", 100 * MI, 0);
+    const poller = new WorkingSetPoller({ cgroupDir: cg.dir, api: "v1", description: "t" });
+    let reads = 0;
+    const read = poller.read.bind(poller);
+    poller.read = (atMost?: bigint) => {
+      reads++;
+      return read(atMost);
+    };
+    poller.setLimit(4196n * BigInt(MI)); // 4 GiB above the working set: 2 s at 2 GiB/s
+    poller.start(() => undefined);
+    try {
+      await sleep(100); // the first look, at start
+      reads = 0;
+      await sleep(2100);
+      assert.ok(reads >= 1 && reads <= 3, `${reads} looks in 2.1 s (every ${SLOW_MS} ms: 2)`);
+    } finally {
+      await poller.stop();
+    }
   });
 
   test("looks more often the closer a rising working set is to the limit; near it but still, every steady period; above it, every above period", async () => {

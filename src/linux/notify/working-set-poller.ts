@@ -2,7 +2,7 @@
  * Wake when a memory cgroup's working set (usage − inactive_file, the kubelet's formula) rises above
  * a limit, by reading two small cgroup files on a timer whose period follows the distance to the
  * limit: the time the fastest ramp we plan for (2 GiB/s) takes to cover what is left, at most
- * 250 ms far from it and, near it, at least 5 ms while the working set is rising and 25 ms while it
+ * 1 s far from it and, near it, at least 5 ms while the working set is rising and 25 ms while it
  * holds still (every 25 ms above it, where the loop is awake already and only the fall matters).
  * A rising working set is therefore seen crossing within 5 ms: a fixed 25 ms period near the limit
  * let crossings the memcg threshold missed wait up to 25 ms for the poller (in two reaction bench
@@ -10,9 +10,12 @@
  * still just below the limit is looked at every 25 ms, not 5: each look wakes the thread, which
  * costs 150–200 µs of CPU here, so 5 ms there would be 5 % of a core for as long as it stays (a ramp
  * that starts from there is seen within 25 ms, as before). earlyoom sleeps the same way (distance ÷
- * the fastest fill rate it expects, clamped to 100–1000 ms). memory.stat, the dearer file, is read
- * only when usage alone is above the limit: below it the working set, which never exceeds usage,
- * cannot be, and the distance from usage is the smaller, safer one.
+ * the fastest fill rate it expects, clamped to 100–1000 ms), and its 1 s is the cap far from the
+ * limit: a node more than 2 GiB below it cannot cross within a second at 2 GiB/s, and three looks a
+ * second fewer than a 250 ms cap are 3 of the loop thread's ~7 wakes a second on an idle node.
+ * memory.stat, the dearer file, is read only when usage alone is above the limit: below it the
+ * working set, which never exceeds usage, cannot be, and the distance from usage is the smaller,
+ * safer one.
  *
  * Why, next to the memcg threshold: the kernel compares a threshold with usage, so upstream arms it
  * at capacity − eviction quantity + inactive_file as of the last sample. When inactive_file shrinks
@@ -45,11 +48,14 @@ export interface WorkingSetPollerOptions {
   readonly edgeMs?: number;
   /** The shortest period while it holds still or falls (default 25 ms). */
   readonly steadyMs?: number;
-  /** The longest period, far from the limit (default 250 ms). */
+  /** The longest period, far from the limit (default 1000 ms, earlyoom's cap). */
   readonly slowMs?: number;
   /** The period while the working set is above the limit (default 25 ms). */
   readonly aboveMs?: number;
 }
+
+/** The longest period, far from the limit: earlyoom's own cap (see the file's comment). */
+export const SLOW_MS = 1000;
 
 const INACTIVE_FILE = { v1: /^total_inactive_file (\d+)$/m, v2: /^inactive_file (\d+)$/m } as const;
 
@@ -172,7 +178,7 @@ export class WorkingSetPoller implements WakeSource {
     let failures = 0;
     const tick = (): void => {
       if (!this.#running) return;
-      const slowMs = this.#o.slowMs ?? 250;
+      const slowMs = this.#o.slowMs ?? SLOW_MS;
       let next = slowMs;
       const limit = this.#limit;
       if (limit !== undefined) {
