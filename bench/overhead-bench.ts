@@ -7,7 +7,9 @@
  * with 100 pods over ≥ 60 s, and one synchronize at 110 pods ≤ 3 ms wall time (median). Two
  * reference processes on the same node binary, sampled the same way (runtime-floor.ts: `node` doing
  * nothing, and with an idle worker under the loop thread's limits), say which part of the RSS is
- * the runtime's and which is evictd's.
+ * the runtime's and which is evictd's. The daemon with `--pods` is sampled over a second window
+ * right after the first: the first still holds the tail of start-up (V8 optimising the code
+ * housekeeping runs, 20–40 s after the pods start), the second the daemon as it runs on.
  *
  *   node dist/bench/overhead-bench.js [--pods 100] [--sync-pods 110] [--seconds 60] [--settle 10]
  *
@@ -82,6 +84,36 @@ function distribution(values: readonly number[]): Distribution {
   };
 }
 
+/** What one window of /proc samples says about the process. */
+interface WindowFigures {
+  readonly windowSeconds: number;
+  readonly rssMiB: Distribution;
+  /** CPU of the daemon process (all threads) in each sampling interval, % of one core. */
+  readonly cpuPercentPerInterval: Distribution;
+  /** Total CPU over the window / window length, % of one core. */
+  readonly cpuPercentAverage: number;
+}
+
+function windowFigures(
+  samples: readonly ProcSample[],
+  ticks: number,
+): WindowFigures & { cpuSeconds: number } {
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  if (first === undefined || last === undefined || samples.length < 2) throw new Error("too few samples");
+  const windowSeconds = (last.atMs - first.atMs) / 1000;
+  const cpuSeconds = (last.cpuTicks - first.cpuTicks) / ticks;
+  return {
+    windowSeconds,
+    rssMiB: distribution(samples.map((s) => s.rssKiB / 1024)),
+    cpuPercentPerInterval: distribution(
+      samples.slice(1).map((s, i) => cpuPercent(samples[i] ?? s, s, ticks)),
+    ),
+    cpuPercentAverage: (cpuSeconds / windowSeconds) * 100,
+    cpuSeconds,
+  };
+}
+
 interface RunResult {
   readonly pods: number;
   readonly daemonPid: number;
@@ -99,6 +131,15 @@ interface RunResult {
   readonly cpuSecondsInWindow: number;
   /** CPU of reaped children over the window (helpers the daemon would run; pods are not waited for while they live). */
   readonly childCpuSeconds: number;
+  /**
+   * The same daemon over the next window, right after the first (with `--later`, the run at
+   * `--pods` only): the first window still holds the tail of start-up (V8 optimising the code
+   * housekeeping runs, measured 20–40 s after the pods start), this one the daemon as it runs on.
+   */
+  readonly later?: WindowFigures & {
+    /** Seconds from ready (every pod Running) to the start of this window. */
+    readonly fromReadySeconds: number;
+  };
   readonly synchronize: {
     /** Decision lines whose `time` falls in the window. */
     readonly count: number;
@@ -357,6 +398,7 @@ async function measureRun(
   p: Parameters,
   ticks: number,
   capacityMiB: number,
+  laterWindow = false,
 ): Promise<RunResult> {
   const node = await TestNode.create(`overhead${pods}`);
   const run: ActiveRun = { node, podPids: [] };
@@ -396,16 +438,23 @@ async function measureRun(
     }
     const windowTo = Date.now();
     if (interrupt.signal.aborted) throw new Error("interrupted");
+    let later: RunResult["later"];
+    if (laterWindow) {
+      const fromReadySeconds = (performance.now() - spawnedAt) / 1000 - startupSeconds;
+      console.log(`  ${num(pods)} pods: the next window, ${num(fromReadySeconds, 0)} s after ready`);
+      const next = await sampleProcess(pid, p.seconds * 1000, SAMPLE_EVERY_MS, interrupt.signal);
+      if (interrupt.signal.aborted) throw new Error("interrupted");
+      const { cpuSeconds: _cpuSeconds, ...figures } = windowFigures(next, ticks);
+      later = { ...figures, fromReadySeconds };
+    }
 
     const status = await daemon.status();
     // Read after the window: right after /status says Running, a pod's shim may not have joined its cgroup yet.
     run.podPids = nodeProcesses(node);
     const first = samples[0];
     const last = samples[samples.length - 1];
-    if (first === undefined || last === undefined || samples.length < 2) throw new Error("too few samples");
-    const perInterval = samples.slice(1).map((s, i) => cpuPercent(samples[i] ?? s, s, ticks));
-    const windowSeconds = (last.atMs - first.atMs) / 1000;
-    const cpuSeconds = (last.cpuTicks - first.cpuTicks) / ticks;
+    if (first === undefined || last === undefined) throw new Error("too few samples");
+    const { cpuSeconds, ...window } = windowFigures(samples, ticks);
     const decisions = decisionTimes(node.stateDir, windowFrom, windowTo);
     const times = decisions.map((d) => d.time);
     const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t) - HOUSEKEEPING_MS);
@@ -413,14 +462,12 @@ async function measureRun(
       pods,
       daemonPid: pid,
       startupSeconds,
-      windowSeconds,
-      rssMiB: distribution(samples.map((s) => s.rssKiB / 1024)),
+      ...window,
       peakRssMiB: last.hwmKiB / 1024,
       threads: last.threads,
-      cpuPercentPerInterval: distribution(perInterval),
-      cpuPercentAverage: (cpuSeconds / windowSeconds) * 100,
       cpuSecondsInWindow: cpuSeconds,
       childCpuSeconds: (last.childCpuTicks - first.childCpuTicks) / ticks,
+      ...(later !== undefined ? { later } : {}),
       synchronize: {
         count: times.length,
         cpuMsPerSync: times.length === 0 ? Number.NaN : (cpuSeconds * 1000) / times.length,
@@ -503,6 +550,33 @@ function report(base: RunResult, loaded: RunResult, sync: RunResult | undefined)
   );
 }
 
+/** The run at `--pods` in its first window and in the next one, side by side. */
+function laterReport(
+  loaded: RunResult,
+  later: NonNullable<RunResult["later"]>,
+  settleSeconds: number,
+): string {
+  return table(
+    [
+      `${num(loaded.pods)} pods, the same daemon`,
+      `${num(settleSeconds, 0)} s after ready`,
+      `${num(later.fromReadySeconds, 0)} s after ready`,
+      "change",
+    ],
+    [
+      ["RSS median (MiB)", loaded.rssMiB.median, later.rssMiB.median, 1],
+      ["RSS p99 (MiB)", loaded.rssMiB.p99, later.rssMiB.p99, 1],
+      ["CPU % of a core, window average", loaded.cpuPercentAverage, later.cpuPercentAverage, 2],
+      ["CPU % of a core, p99 of 1 s", loaded.cpuPercentPerInterval.p99, later.cpuPercentPerInterval.p99, 2],
+    ].map(([label, a, b, digits]) => [
+      label as string,
+      num(a as number, digits as number),
+      num(b as number, digits as number),
+      signedDelta((b as number) - (a as number), digits as number),
+    ]),
+  );
+}
+
 /** The RSS from the runtime up: each reference process and daemon run, and what each adds to the one before. */
 function floorReport(floor: readonly FloorResult[], runs: readonly RunResult[]): string {
   const rows: { label: string; rss: number; cpu: number; threads: number }[] = [
@@ -551,9 +625,18 @@ function targets(loaded: RunResult, sync: RunResult): Target[] {
     unit,
     met: value <= limit,
   });
+  const later = loaded.later;
+  const next =
+    later === undefined ? "" : `, the next window (${num(later.fromReadySeconds, 0)} s after ready)`;
   return [
     t(`RSS median with ${loaded.pods} pods`, loaded.rssMiB.median, 60, "MiB"),
     t(`CPU with ${loaded.pods} pods, window average`, loaded.cpuPercentAverage, 1, "% of a core"),
+    ...(later === undefined
+      ? []
+      : [
+          t(`RSS median with ${loaded.pods} pods${next}`, later.rssMiB.median, 60, "MiB"),
+          t(`CPU with ${loaded.pods} pods${next}, window average`, later.cpuPercentAverage, 1, "% of a core"),
+        ]),
     t(
       `one synchronize at ${sync.pods} pods, median on the loop's clock`,
       sync.synchronize.loopMs.median,
@@ -629,7 +712,7 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   }
   const base = await measureRun(0, params, ticks, capacityMiB);
-  const loaded = await measureRun(params.pods, params, ticks, capacityMiB);
+  const loaded = await measureRun(params.pods, params, ticks, capacityMiB, true);
   const sync =
     params.syncPods === params.pods
       ? undefined
@@ -649,6 +732,7 @@ async function main(argv: readonly string[]): Promise<number> {
   console.log(
     `CPU per 1 s interval is counted in ticks of ${num(100 / ticks, 0)}% of a core; the window average is the precise figure`,
   );
+  if (loaded.later !== undefined) console.log("\n" + laterReport(loaded, loaded.later, params.settleSeconds));
   console.log("\n" + floorReport(floor, [base, loaded]));
   const withWorker = floor[floor.length - 1];
   if (withWorker !== undefined) {
