@@ -30,6 +30,7 @@ import {
   table,
   writeResults,
 } from "./bench-stats.js";
+import { readBenchArgs } from "./bench-args.js";
 import { nodeSnapshot } from "../tools/trace-generator/generate-trace.js";
 import { MI } from "../tools/trace-generator/trace-pods.js";
 
@@ -168,18 +169,21 @@ function measure(c: Case, batches: number, batchMs: number): CaseResult {
   };
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
-}
+const USAGE = `usage: node dist/bench/engine-bench.js [--sizes 110,1000,10000] [--paths ${PATHS.join(",")}]
+       [--batches 9] [--batch-ms 150]`;
 
 function main(argv: readonly string[]): void {
-  const sizes = (option(argv, "--sizes") ?? "110,1000,10000").split(",").map(Number);
-  const batches = Number(option(argv, "--batches") ?? 9);
-  const batchMs = Number(option(argv, "--batch-ms") ?? 150);
-  const paths = (option(argv, "--paths") ?? PATHS.join(","))
-    .split(",")
-    .filter((p): p is Path => (PATHS as readonly string[]).includes(p));
+  const { sizes, paths, batches, batchMs } = readBenchArgs(
+    argv,
+    USAGE,
+    { sizes: "string", paths: "string", batches: "string", "batch-ms": "string" },
+    (a) => ({
+      sizes: a.wholeNumbers("sizes", [110, 1000, 10000], 1),
+      paths: a.choices("paths", PATHS, PATHS),
+      batches: a.wholeNumber("batches", 9, 1),
+      batchMs: a.wholeNumber("batch-ms", 150, 1),
+    }),
+  );
   const machine = machineInfo();
   console.log(`engine bench: synchronize() runs per second; ${describeMachine(machine)}`);
   console.log(

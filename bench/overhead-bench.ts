@@ -51,6 +51,7 @@ import {
   type Daemon,
   type StatusDoc,
 } from "../test/harness/node-harness.js";
+import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 import { clockTicksPerSecond, cpuPercent, sampleProcess, type ProcSample } from "./proc-sampler.js";
 import { FLOOR_PROCESSES, measureFloor, type FloorResult } from "./runtime-floor.js";
@@ -493,13 +494,21 @@ async function measureRun(
 // ---------------------------------------------------------------------------------------------
 // Reporting
 
-function option(argv: readonly string[], name: string, fallback: number): number {
-  const i = argv.indexOf(name);
-  if (i === -1) return fallback;
-  const value = Number(argv[i + 1]);
-  if (!Number.isInteger(value) || value < 0)
-    throw new Error(`${name} takes a whole number, got ${argv[i + 1]}`);
-  return value;
+const USAGE =
+  "usage: node dist/bench/overhead-bench.js [--pods 100] [--sync-pods 110] [--seconds 60] [--settle 10]";
+
+function readParameters(argv: readonly string[]): Parameters {
+  return readBenchArgs(
+    argv,
+    USAGE,
+    { pods: "string", "sync-pods": "string", seconds: "string", settle: "string" },
+    (a) => ({
+      pods: a.wholeNumber("pods", 100),
+      syncPods: a.wholeNumber("sync-pods", 110),
+      seconds: a.wholeNumber("seconds", 60, 2),
+      settleSeconds: a.wholeNumber("settle", 10),
+    }),
+  );
 }
 
 const cost = (base: number, loaded: number): { delta: number; ratio: number } => ({
@@ -670,16 +679,11 @@ function problems(r: RunResult): string[] {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  const params = readParameters(argv);
   if (E2E_SKIP !== false) {
     console.error(`overhead bench cannot run here: ${E2E_SKIP}`);
     return 1;
   }
-  const params: Parameters = {
-    pods: option(argv, "--pods", 100),
-    syncPods: option(argv, "--sync-pods", 110),
-    seconds: Math.max(2, option(argv, "--seconds", 60)),
-    settleSeconds: option(argv, "--settle", 10),
-  };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 

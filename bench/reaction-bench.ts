@@ -54,7 +54,9 @@ import {
   TestNode,
   waitUntil,
 } from "../test/harness/node-harness.js";
+import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
+import type { ClusterArgs } from "./cluster-reaction-bench.js";
 import { Prng } from "../tools/trace-generator/prng.js";
 import { achievedMiBPerSecond, parseRampNotes, rampPodCommand, type Touch } from "./ramp-pod.js";
 
@@ -116,40 +118,64 @@ interface Args {
   readonly httpClients: number;
 }
 
-const list = (v: string): number[] => v.split(",").map(Number);
+const USAGE = `usage: node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
+         [--modes notify,poll] [--touch populate|write] [--http-clients N]
+       node dist/bench/reaction-bench.js --mode cluster [--pods 5,110] [--rates 512,1024,2048]
+         [--trials 20] [--summary-trials 5] [--driver cgroupfs|systemd]`;
 
-function parseArgs(argv: readonly string[]): Args {
-  let pods = [5, 110];
-  let rates = [512, 1024, 2048];
-  let trials = 20;
-  let modes: Mode[] = ["notify", "poll"];
-  let touch: Touch = "populate";
-  let httpClients = 0;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const v = argv[i + 1] ?? "";
-    if (a === "--pods") pods = list(v);
-    else if (a === "--rates") rates = list(v);
-    else if (a === "--trials") trials = Number(v);
-    else if (a === "--modes") modes = v.split(",") as Mode[];
-    else if (a === "--touch") touch = v as Touch;
-    else if (a === "--http-clients") httpClients = Number(v);
-    else throw new Error(`unknown argument ${a ?? ""}`);
-    i++;
-  }
-  if (pods.some((n) => !Number.isInteger(n) || n < BASE_PODS))
-    throw new Error(`--pods: whole numbers of at least ${BASE_PODS} expected, got ${pods.join(",")}`);
-  if (rates.some((r) => !(r > 0)))
-    throw new Error(`--rates: positive MiB/s values expected, got ${rates.join(",")}`);
-  if (!Number.isInteger(trials) || trials < 1)
-    throw new Error(`--trials: a positive integer expected, got ${trials}`);
-  for (const m of modes as string[])
-    if (m !== "notify" && m !== "poll") throw new Error(`--modes: notify or poll, got ${m}`);
-  if (touch !== "populate" && touch !== "write")
-    throw new Error(`--touch: populate or write, got ${String(touch)}`);
-  if (!Number.isInteger(httpClients) || httpClients < 0)
-    throw new Error(`--http-clients: a whole number expected, got ${httpClients}`);
-  return { pods, rates, trials, modes, touch, httpClients };
+const OPTIONS = {
+  pods: "string",
+  rates: "string",
+  trials: "string",
+  modes: "string",
+  touch: "string",
+  "http-clients": "string",
+  mode: "string",
+  "summary-trials": "string",
+  driver: "string",
+} as const;
+
+/** The command line: this bench's trials, or `evictd watch`'s (cluster-reaction-bench.ts). */
+type Command =
+  { readonly bench: "node"; readonly args: Args } | { readonly bench: "cluster"; readonly args: ClusterArgs };
+
+function parseArgs(argv: readonly string[]): Command {
+  return readBenchArgs(argv, USAGE, OPTIONS, (a): Command => {
+    const pods = a.wholeNumbers("pods", [5, 110], BASE_PODS);
+    const rates = a.wholeNumbers("rates", [512, 1024, 2048], 1);
+    const trials = a.wholeNumber("trials", 20, 1);
+    // `--mode` names the other bench this one runs: there is one.
+    const cluster = a.has("mode");
+    if (cluster) a.choice("mode", ["cluster"] as const, "cluster");
+    const only = (names: readonly (keyof typeof OPTIONS)[], when: string, ok: boolean): void => {
+      for (const name of names) a.require(ok || !a.has(name), `--${name}: only ${when}`);
+    };
+    only(["summary-trials", "driver"], "with --mode cluster", cluster);
+    only(["modes", "touch", "http-clients"], "without --mode cluster", !cluster);
+    if (cluster) {
+      return {
+        bench: "cluster",
+        args: {
+          pods,
+          rates,
+          trials,
+          summaryTrials: a.wholeNumber("summary-trials", 5, 1),
+          driver: a.choice("driver", ["cgroupfs", "systemd"] as const, "cgroupfs"),
+        },
+      };
+    }
+    return {
+      bench: "node",
+      args: {
+        pods,
+        rates,
+        trials,
+        modes: a.choices("modes", ["notify", "poll"] as const, ["notify", "poll"]),
+        touch: a.choice("touch", ["populate", "write"] as const, "populate"),
+        httpClients: a.wholeNumber("http-clients", 0),
+      },
+    };
+  });
 }
 
 /** The issue's four residents; the ramp pod of each trial is the fifth pod. */
@@ -571,29 +597,13 @@ async function startHttpLoad(
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const modeAt = argv.indexOf("--mode");
-  if (modeAt !== -1) {
-    const mode = argv[modeAt + 1];
-    if (mode !== "cluster")
-      throw new Error(`--mode: only "cluster" (evictd watch on a kubelet's node), got ${mode ?? ""}`);
-    const rest = [...argv.slice(0, modeAt), ...argv.slice(modeAt + 2)];
-    const driverAt = rest.indexOf("--driver");
-    const driver = driverAt === -1 ? "cgroupfs" : rest[driverAt + 1];
-    if (driverAt !== -1) rest.splice(driverAt, 2);
-    if (driver !== "cgroupfs" && driver !== "systemd")
-      throw new Error(`--driver: cgroupfs or systemd, got ${driver ?? ""}`);
-    const summaryAt = rest.indexOf("--summary-trials");
-    const summaryTrials = summaryAt === -1 ? 5 : Number(rest[summaryAt + 1]);
-    if (summaryAt !== -1) rest.splice(summaryAt, 2);
-    const a = parseArgs(rest);
-    if (!Number.isInteger(summaryTrials) || summaryTrials < 1)
-      throw new Error(`--summary-trials: a positive integer expected, got ${summaryTrials}`);
+  const command = parseArgs(process.argv.slice(2));
+  if (command.bench === "cluster") {
     const { runClusterReaction } = await import("./cluster-reaction-bench.js");
-    await runClusterReaction({ pods: a.pods, rates: a.rates, trials: a.trials, summaryTrials, driver });
+    await runClusterReaction(command.args);
     return;
   }
-  const args = parseArgs(argv);
+  const args = command.args;
   if (E2E_SKIP !== false) {
     console.error(`reaction benchmark cannot run here: ${E2E_SKIP}`);
     process.exitCode = 1;

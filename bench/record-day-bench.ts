@@ -25,22 +25,20 @@ import { parseJsonExact } from "../src/formats/json/parse-json-exact.js";
 import { createTraceFile } from "../src/formats/scenario/compressed-scenario.js";
 import { REPO_ROOT } from "../test/support/repo-paths.js";
 import { writeTrace } from "../tools/trace-generator/generate-trace.js";
+import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, num, table, writeResults } from "./bench-stats.js";
 
+const USAGE = "usage: node dist/bench/record-day-bench.js [--steps 8640] [--pods 110] [--keep DIR]";
+
 function parseArgs(argv: readonly string[]): { steps: number; pods: number; keep?: string } {
-  let steps = 8640;
-  let pods = 110;
-  let keep: string | undefined;
-  for (let i = 0; i < argv.length; i += 2) {
-    const [a, v] = [argv[i], argv[i + 1] ?? ""];
-    if (a === "--steps") steps = Number(v);
-    else if (a === "--pods") pods = Number(v);
-    else if (a === "--keep") keep = v;
-    else throw new Error(`unknown argument ${a ?? ""}`);
-  }
-  if (!Number.isInteger(steps) || steps < 1) throw new Error(`--steps: a positive integer, got ${steps}`);
-  if (!Number.isInteger(pods) || pods < 1) throw new Error(`--pods: a positive integer, got ${pods}`);
-  return { steps, pods, ...(keep !== undefined ? { keep } : {}) };
+  return readBenchArgs(argv, USAGE, { steps: "string", pods: "string", keep: "string" }, (a) => {
+    const keep = a.string("keep");
+    return {
+      steps: a.wholeNumber("steps", 8640, 1),
+      pods: a.wholeNumber("pods", 110, 1),
+      ...(keep !== undefined ? { keep } : {}),
+    };
+  });
 }
 
 /** `evictd replay FILE --output jsonl`: its step records (one string each) and its wall time. */

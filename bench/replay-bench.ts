@@ -51,6 +51,7 @@ import {
   table,
   writeResults,
 } from "./bench-stats.js";
+import { readBenchArgs } from "./bench-args.js";
 import {
   writeTraceFile,
   type Richness,
@@ -379,9 +380,34 @@ function freeBytes(dir: string): number {
   }
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i === -1 ? undefined : argv[i + 1];
+const USAGE = `usage: node dist/bench/replay-bench.js [--quick] [--runs N] [--keep]
+       (--breakdown FILE --phase parse|run: one in-process breakdown, as the bench runs it in a child)`;
+
+interface Args {
+  /** Runs of each trace; each trace's own default when absent. */
+  readonly runs: number | undefined;
+  readonly quick: boolean;
+  readonly keep: boolean;
+  readonly breakdown: { readonly file: string; readonly phase: Phase } | undefined;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  return readBenchArgs(
+    argv,
+    USAGE,
+    { runs: "string", quick: "boolean", keep: "boolean", breakdown: "string", phase: "string" },
+    (a) => {
+      const file = a.string("breakdown");
+      const phase = a.choice("phase", ["parse", "run"] as const, "run");
+      a.require(file !== undefined || !a.has("phase"), "--phase: only with --breakdown FILE");
+      return {
+        runs: a.has("runs") ? a.wholeNumber("runs", 1, 1) : undefined,
+        quick: a.flag("quick"),
+        keep: a.flag("keep"),
+        breakdown: file === undefined ? undefined : { file, phase },
+      };
+    },
+  );
 }
 
 function report(results: readonly TraceResult[]): void {
@@ -454,13 +480,13 @@ function report(results: readonly TraceResult[]): void {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const file = option(argv, "--breakdown");
-  if (file !== undefined) {
-    const phase = option(argv, "--phase") === "parse" ? "parse" : "run";
+  const args = parseArgs(argv);
+  if (args.breakdown !== undefined) {
+    const { file, phase } = args.breakdown;
     process.stdout.write(JSON.stringify(await breakdownPhase(file, phase)));
     return;
   }
-  const runs = option(argv, "--runs");
+  const runs = args.runs;
   const dir = mkdtempSync(join(tmpdir(), "evictd-bench-"));
   // The full-shape JSONL trace is about 400 KB a step: 3,000 steps need 1.2 GB of scratch space.
   const fullSteps = freeBytes(dir) > 3000 * 400_000 * 1.5 ? 3000 : 1000;
@@ -472,7 +498,7 @@ async function main(argv: readonly string[]): Promise<void> {
       pods: 110,
       richness: "full",
       format: "json",
-      runs: Number(runs ?? 7),
+      runs: runs ?? 7,
       fromStep: 560,
       breakdown: true,
     },
@@ -482,7 +508,7 @@ async function main(argv: readonly string[]): Promise<void> {
       pods: 110,
       richness: "recorded",
       format: "json",
-      runs: Number(runs ?? 7),
+      runs: runs ?? 7,
       fromStep: 0,
       breakdown: true,
     },
@@ -492,7 +518,7 @@ async function main(argv: readonly string[]): Promise<void> {
       pods: 110,
       richness: "recorded",
       format: "jsonl",
-      runs: Number(runs ?? 7),
+      runs: runs ?? 7,
       fromStep: 0,
       breakdown: true,
     },
@@ -502,19 +528,19 @@ async function main(argv: readonly string[]): Promise<void> {
       pods: 110,
       richness: "full",
       format: "jsonl",
-      runs: Number(runs ?? 3),
+      runs: runs ?? 3,
       fromStep: 0,
       breakdown: false,
     },
   ];
-  const selected = argv.includes("--quick") ? specs.slice(0, 1) : specs;
+  const selected = args.quick ? specs.slice(0, 1) : specs;
   const machine = machineInfo();
   console.log(`replay bench; ${describeMachine(machine)}`);
   const results: TraceResult[] = [];
   try {
     for (const spec of selected) results.push(measureTrace(spec, dir));
   } finally {
-    if (!argv.includes("--keep")) rmSync(dir, { recursive: true, force: true });
+    if (!args.keep) rmSync(dir, { recursive: true, force: true });
   }
   report(results);
   const out = fileURLToPath(new URL("../../bench/results/replay.json", import.meta.url));

@@ -20,14 +20,12 @@ import { renderReportHtml } from "../src/app/report/report-html.js";
 import { openScenarioFile } from "../src/formats/scenario/open-scenario.js";
 import { writeFileAtomic } from "../src/runtime/pod-status-file.js";
 import { writeTraceFile } from "../tools/trace-generator/generate-trace.js";
+import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, nowMs, num, table, writeResults } from "./bench-stats.js";
 
 const PODS = 110;
 
-function option(argv: readonly string[], name: string, fallback: string): string {
-  const i = argv.indexOf(name);
-  return i < 0 ? fallback : (argv[i + 1] ?? fallback);
-}
+const USAGE = "usage: node dist/bench/report-bench.js [--steps 300,3000] [--runs 3]";
 
 /** One replay of `file`: ms for the replay, and with `report`, ms and bytes of the report too. */
 async function replayOnce(
@@ -83,8 +81,10 @@ function findChromium(): string | undefined {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const stepCounts = option(argv, "--steps", "300,3000").split(",").map(Number);
-  const runs = Number(option(argv, "--runs", "3"));
+  const { stepCounts, runs } = readBenchArgs(argv, USAGE, { steps: "string", runs: "string" }, (a) => ({
+    stepCounts: a.wholeNumbers("steps", [300, 3000], 1),
+    runs: a.wholeNumber("runs", 3, 1),
+  }));
   const machine = machineInfo();
   const chromium = findChromium();
   console.log(

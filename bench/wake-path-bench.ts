@@ -43,6 +43,7 @@ import {
 } from "../src/linux/node-stats/index.js";
 import { readUsage } from "../src/linux/node-stats/cgroup-stats-reader.js";
 import { podPidsNow } from "../src/runtime/pod-processes.js";
+import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
 
 const MIB = 1024n * 1024n;
@@ -53,23 +54,14 @@ interface Args {
   readonly reads: readonly Reads[];
 }
 
+const USAGE = "usage: node dist/bench/wake-path-bench.js [--pods 5,110] [--wakes 300] [--reads all,partial]";
+
 function parseArgs(argv: readonly string[]): Args {
-  let pods = [5, 110];
-  let wakes = 300;
-  let reads: Reads[] = ["all", "partial"];
-  for (let i = 0; i < argv.length; i += 2) {
-    const v = argv[i + 1];
-    if (argv[i] === "--pods" && v !== undefined) pods = v.split(",").map(Number);
-    else if (argv[i] === "--wakes" && v !== undefined) wakes = Number(v);
-    else if (argv[i] === "--reads" && v !== undefined)
-      reads = v.split(",").map((r) => {
-        if (r !== "all" && r !== "partial")
-          throw new Error(`--reads: ${JSON.stringify(r)} is neither all nor partial`);
-        return r;
-      });
-    else throw new Error(`unknown argument ${argv[i]}`);
-  }
-  return { pods, wakes, reads };
+  return readBenchArgs(argv, USAGE, { pods: "string", wakes: "string", reads: "string" }, (a) => ({
+    pods: a.wholeNumbers("pods", [5, 110], 1),
+    wakes: a.wholeNumber("wakes", 300, 1),
+    reads: a.choices("reads", ["all", "partial"] as const, ["all", "partial"]),
+  }));
 }
 
 interface PhaseStats {
