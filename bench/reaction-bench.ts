@@ -145,8 +145,12 @@ function parseArgs(argv: readonly string[]): Command {
     const rates = a.wholeNumbers("rates", [512, 1024, 2048], 1);
     const trials = a.wholeNumber("trials", 20, 1);
     // `--mode` names the other bench this one runs: there is one.
-    const cluster = a.has("mode");
-    if (cluster) a.choice("mode", ["cluster"] as const, "cluster");
+    const mode = a.string("mode");
+    const cluster = mode !== undefined;
+    a.require(
+      mode === undefined || mode === "cluster",
+      `--mode: only "cluster" (evictd watch on a kubelet's node), got ${JSON.stringify(mode)}`,
+    );
     const only = (names: readonly (keyof typeof OPTIONS)[], when: string, ok: boolean): void => {
       for (const name of names) a.require(ok || !a.has(name), `--${name}: only ${when}`);
     };
