@@ -12,6 +12,10 @@ import {
   parseMeminfo,
   parseProcStat,
   parseStatm,
+  parseBootTimeSeconds,
+  parseProcLimits,
+  parseProcStatusMemory,
+  RLIMIT_UNLIMITED,
 } from "./procfs.js";
 
 const KiB = 1024n;
@@ -319,4 +323,70 @@ Rss:                   8 kB
     { name: "no such line", text: "Size: 8 kB\n", want: undefined },
   ];
   for (const c of cases) test(c.name, () => assert.equal(parseKernelPageSize(c.text), c.want));
+});
+
+describe("parseProcStatusMemory", () => {
+  // The lines around VmRSS as a 6.1 kernel writes them for a node process.
+  const status = `Name:\tnode
+Umask:\t0022
+State:\tS (sleeping)
+VmPeak:\t 1227468 kB
+VmSize:\t 1161932 kB
+VmLck:\t       0 kB
+VmHWM:\t  100948 kB
+VmRSS:\t   78452 kB
+RssAnon:\t   32644 kB
+RssFile:\t   45808 kB
+Threads:\t12
+`;
+  const cases = [
+    { name: "a process", text: status, want: { residentBytes: 78452 * 1024, virtualBytes: 1161932 * 1024 } },
+    {
+      // A kernel thread has no address space: no Vm* lines at all.
+      name: "a kernel thread",
+      text: "Name:\tkthreadd\nUmask:\t0000\nState:\tS (sleeping)\nThreads:\t1\n",
+      want: undefined,
+    },
+    { name: "VmHWM is not VmRSS", text: "VmHWM:\t  100948 kB\nVmSize:\t 1161932 kB\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseProcStatusMemory(c.text), c.want));
+});
+
+describe("parseProcLimits", () => {
+  const limits = (openFiles: string, addressSpace: string): string =>
+    `Limit                     Soft Limit           Hard Limit           Units     
+Max cpu time              unlimited            unlimited            seconds   
+Max stack size            8388608              unlimited            bytes     
+Max processes             96551                96551                processes 
+Max open files            ${openFiles.padEnd(21)}1048576              files     
+Max locked memory         8388608              8388608              bytes     
+Max address space         ${addressSpace.padEnd(21)}unlimited            bytes     
+Max file locks            unlimited            unlimited            locks     
+`;
+  const cases = [
+    {
+      name: "soft limits, not hard ones",
+      text: limits("20000", "unlimited"),
+      want: { openFiles: 20000, addressSpaceBytes: RLIMIT_UNLIMITED },
+    },
+    {
+      name: "an address-space limit",
+      text: limits("1024", "4294967296"),
+      want: { openFiles: 1024, addressSpaceBytes: 4294967296 },
+    },
+    { name: "not a limits file", text: "Max open files\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.deepEqual(parseProcLimits(c.text), c.want));
+});
+
+describe("parseBootTimeSeconds", () => {
+  const cases = [
+    {
+      name: "/proc/stat",
+      text: "cpu  2255 34 2290 22625563 6290 127 456 0 0 0\nintr 114930548 113199788 3\nctxt 1990473\nbtime 1795869225\nprocesses 2915\n",
+      want: 1795869225,
+    },
+    { name: "no btime line", text: "cpu  2255 34 2290\n", want: undefined },
+  ];
+  for (const c of cases) test(c.name, () => assert.equal(parseBootTimeSeconds(c.text), c.want));
 });

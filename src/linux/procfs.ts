@@ -255,3 +255,68 @@ export function parseMountinfo(text: string): MountInfo[] {
 export async function readOwnMounts(): Promise<MountInfo[]> {
   return parseMountinfo(await readFile("/proc/self/mountinfo", "utf8").catch(() => ""));
 }
+
+/** The /proc/<pid>/status memory lines a process's own metrics use, in bytes. */
+export interface ProcStatusMemory {
+  /** `VmRSS`: resident set size (anonymous, file-backed and shared pages). */
+  readonly residentBytes: number;
+  /** `VmSize`: the whole virtual address space mapped. */
+  readonly virtualBytes: number;
+}
+
+/**
+ * Parses the memory lines of /proc/<pid>/status (`VmRSS:     78452 kB`; `kB` means KiB). The same
+ * figures as stat's `rss` and `vsize`, already in bytes, so no page size is needed. Undefined for
+ * text without both lines (a kernel thread has neither).
+ */
+export function parseProcStatusMemory(text: string): ProcStatusMemory | undefined {
+  const kib = (name: string): number | undefined => {
+    const m = new RegExp(`^${name}:\\s+(\\d+) kB$`, "m").exec(text);
+    return m === null ? undefined : Number(m[1]) * 1024;
+  };
+  const residentBytes = kib("VmRSS");
+  const virtualBytes = kib("VmSize");
+  return residentBytes === undefined || virtualBytes === undefined
+    ? undefined
+    : { residentBytes, virtualBytes };
+}
+
+/**
+ * What an `unlimited` resource limit reads as: RLIM_INFINITY, the largest 64-bit value (as the
+ * Prometheus Go client's procfs reads it, so `process_max_fds` and `process_virtual_memory_max_bytes`
+ * say the same as a kubelet's).
+ */
+export const RLIMIT_UNLIMITED = 2 ** 64 - 1;
+
+/** The soft limits from /proc/<pid>/limits a process's own metrics use. */
+export interface ProcLimits {
+  /** `Max open files`: one more than the highest file descriptor the process may open. */
+  readonly openFiles: number;
+  /** `Max address space`, in bytes. */
+  readonly addressSpaceBytes: number;
+}
+
+/**
+ * Parses /proc/<pid>/limits: a header, then one line per limit with its name, soft and hard value
+ * and unit in columns (`Max open files            20000                20000                files`).
+ * The names hold spaces, so a line is matched from its name. Undefined when either line is missing
+ * or not a number or `unlimited`.
+ */
+export function parseProcLimits(text: string): ProcLimits | undefined {
+  const soft = (name: string): number | undefined => {
+    const m = new RegExp(`^${name}\\s+(\\d+|unlimited)\\s`, "m").exec(text);
+    if (m === null) return undefined;
+    return m[1] === "unlimited" ? RLIMIT_UNLIMITED : Number(m[1]);
+  };
+  const openFiles = soft("Max open files");
+  const addressSpaceBytes = soft("Max address space");
+  return openFiles === undefined || addressSpaceBytes === undefined
+    ? undefined
+    : { openFiles, addressSpaceBytes };
+}
+
+/** The boot time from /proc/stat's `btime` line, in seconds since the epoch. */
+export function parseBootTimeSeconds(text: string): number | undefined {
+  const m = /^btime (\d+)$/m.exec(text);
+  return m === null ? undefined : Number(m[1]);
+}

@@ -297,3 +297,78 @@ describe("evictd metrics", () => {
     );
   });
 });
+
+describe("process metrics (the Prometheus Go client's names, as a kubelet serves them)", () => {
+  const figures = {
+    cpuUserSeconds: 12.5,
+    cpuSystemSeconds: 3.25,
+    residentBytes: 78452 * 1024,
+    virtualBytes: 1161932 * 1024,
+    openFds: 23,
+    maxFds: 20000,
+    maxVirtualBytes: 2 ** 64 - 1,
+    startTimeSeconds: 1795869225.37,
+  };
+
+  test("each with the Go client's help text and type, read once per scrape", async () => {
+    let reads = 0;
+    const m = new DaemonMetrics({
+      process: () => {
+        reads++;
+        return { ...figures, openFds: figures.openFds + reads };
+      },
+    });
+    const before = reads;
+    const text = lines(await m.render());
+    assert.equal(reads, before + 1);
+    const block = (name: string): string[] => {
+      const at = text.indexOf(`# HELP ${name} ${HELP[name]}`);
+      assert.ok(at >= 0, `${name}:\n${text.join("\n")}`);
+      return text.slice(at + 1, at + 3);
+    };
+    const HELP: Record<string, string> = {
+      process_cpu_seconds_total: "Total user and system CPU time spent in seconds.",
+      process_cpu_user_seconds_total: "Total user CPU time spent in seconds.",
+      process_cpu_system_seconds_total: "Total system CPU time spent in seconds.",
+      process_resident_memory_bytes: "Resident memory size in bytes.",
+      process_virtual_memory_bytes: "Virtual memory size in bytes.",
+      process_virtual_memory_max_bytes: "Maximum amount of virtual memory available in bytes.",
+      process_open_fds: "Number of open file descriptors.",
+      process_max_fds: "Maximum number of open file descriptors.",
+      process_start_time_seconds: "Start time of the process since unix epoch in seconds.",
+    };
+    assert.deepEqual(block("process_cpu_seconds_total"), [
+      "# TYPE process_cpu_seconds_total counter",
+      "process_cpu_seconds_total 15.75",
+    ]);
+    assert.deepEqual(block("process_cpu_user_seconds_total")[1], "process_cpu_user_seconds_total 12.5");
+    assert.deepEqual(block("process_cpu_system_seconds_total")[1], "process_cpu_system_seconds_total 3.25");
+    assert.deepEqual(block("process_resident_memory_bytes"), [
+      "# TYPE process_resident_memory_bytes gauge",
+      "process_resident_memory_bytes 80334848",
+    ]);
+    assert.equal(block("process_virtual_memory_bytes")[1], "process_virtual_memory_bytes 1189818368");
+    // Every metric of one scrape shows the same reading: the read made for this scrape.
+    assert.equal(block("process_open_fds")[1], `process_open_fds ${figures.openFds + reads}`);
+    assert.equal(block("process_max_fds")[1], "process_max_fds 20000");
+    assert.equal(block("process_start_time_seconds")[1], "process_start_time_seconds 1795869225.37");
+    // `unlimited`: Prometheus reads the value as the same float the Go client writes (1.8446744073709552e+19).
+    const max = block("process_virtual_memory_max_bytes")[1]?.split(" ")[1];
+    assert.equal(Number(max), 1.8446744073709552e19);
+  });
+
+  test("a scrape whose read fails shows the last reading, not zeros", async () => {
+    let fail = false;
+    const m = new DaemonMetrics({ process: () => (fail ? undefined : figures) });
+    await m.render();
+    fail = true;
+    const text = lines(await m.render());
+    assert.ok(text.includes("process_resident_memory_bytes 80334848"), text.join("\n"));
+    assert.ok(text.includes("process_cpu_seconds_total 15.75"), text.join("\n"));
+  });
+
+  test("without a reader, none of them is served", async () => {
+    const text = await new DaemonMetrics().render();
+    assert.ok(!text.includes("process_"), text);
+  });
+});

@@ -3,8 +3,10 @@
  * help texts and buckets (so existing kubelet dashboards and alerts work unchanged), plus evictd's
  * own gauges and reaction-latency histogram. Everything is set from data (a SyncReport, an eviction,
  * the pod list); each instance owns its registry, so tests and several daemons never share state.
+ * The standard process metrics (process-metrics.ts) come after them, when a reader is given.
  */
 import { Counter, Gauge, Histogram, Registry } from "./prom-client-parts.js";
+import { registerProcessMetrics, type ProcessFiguresSource } from "./process-metrics.js";
 import type { SyncReport } from "../core/engine/types.js";
 import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
 import { formatDurationMs } from "../core/time/duration.js";
@@ -65,7 +67,8 @@ export class DaemonMetrics {
   private readonly pods: Gauge<"phase">;
   private readonly manifestErrors: Gauge;
 
-  constructor() {
+  /** `process`: where the standard process metrics come from; without it they are not served. */
+  constructor(options: { readonly process?: ProcessFiguresSource | undefined } = {}) {
     this.registry = new Registry();
     const registers = [this.registry];
     // Upstream names the counter without `_total` (the Go client does not append it).
@@ -127,6 +130,7 @@ export class DaemonMetrics {
     this.manifestErrors.set(0);
     for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);
     for (const phase of POD_PHASES) this.pods.set({ phase }, 0);
+    if (options.process !== undefined) registerProcessMetrics(this.registry, options.process);
   }
 
   /**

@@ -28,6 +28,7 @@ import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { IssueList } from "../../core/issues.js";
 import { AdapterError, errnoCode, EXIT } from "../../errors.js";
 import { DaemonMetrics } from "../../server/metrics.js";
+import { ownProcessFigures } from "../../linux/own-process.js";
 import { startHttpServer, type DaemonHttpServer } from "../../server/http-server.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
@@ -162,7 +163,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   });
   const podByUid = (uid: string): RunnablePod | undefined => runtime.knownPods().find((p) => p.uid === uid);
 
-  const metrics = new DaemonMetrics();
+  const metrics = new DaemonMetrics({ process: ownProcessFigures() });
   const startedAt = systemClock.now();
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   const journal = new StepJournal({

@@ -38,6 +38,7 @@ import { connectClusterNode } from "../../kubernetes/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { startHttpServer } from "../../server/http-server.js";
 import { DaemonMetrics } from "../../server/metrics.js";
+import { ownProcessFigures } from "../../linux/own-process.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { systemClock } from "../system-clock.js";
@@ -156,7 +157,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
     });
 
-    const metrics = new DaemonMetrics();
+    const metrics = new DaemonMetrics({ process: ownProcessFigures() });
     const startedAt = clock.now();
     if (o.decisionLog !== undefined) writeFileSync(o.decisionLog, "");
     const journal = new StepJournal({
