@@ -1,7 +1,8 @@
 /**
  * The one reader of /proc for the whole daemon: pure parsers (text in, numbers out, `undefined` for
  * text that is not what the kernel writes) for meminfo, loadavg, `<pid>/statm`, `<pid>/stat` and
- * mountinfo, and the reads of a live process's stat and of this process's mounts. The stats
+ * mountinfo (and status, limits and /proc/stat's boot time for the daemon's own figures,
+ * own-process.ts), and the reads of a live process's stat and of this process's mounts. The stats
  * collector, the cgroup detection, the pod runtime and the benches all parse these files here.
  */
 import { readFileSync } from "node:fs";
