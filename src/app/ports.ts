@@ -140,3 +140,23 @@ export interface LoggerPort {
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
 }
+
+/** The daemon process's own resource use, as the kernel accounts it (every thread). */
+export interface ProcessFigures {
+  /** CPU time in user mode, in seconds. */
+  readonly cpuUserSeconds: number;
+  /** CPU time in the kernel on the process's behalf, in seconds. */
+  readonly cpuSystemSeconds: number;
+  readonly residentBytes: number;
+  readonly virtualBytes: number;
+  readonly openFds: number;
+  /** The soft limit on open files (`RLIMIT_NOFILE`). */
+  readonly maxFds: number;
+  /** The soft limit on the address space (`RLIMIT_AS`); 2^64 − 1 when there is none. */
+  readonly maxVirtualBytes: number;
+  /** When the process started, in seconds since the epoch. */
+  readonly startTimeSeconds: number;
+}
+
+/** The figures now, or undefined if they cannot be read. */
+export type ProcessFiguresSource = () => ProcessFigures | undefined;

@@ -6,6 +6,7 @@
  * heap and CPU are in them as much as the main thread's.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import type { ProcessFigures, ProcessFiguresSource } from "../app/ports.js";
 import { parseBootTimeSeconds, parseProcLimits, parseProcStat, parseProcStatusMemory } from "./procfs.js";
 
 /**
@@ -13,23 +14,6 @@ import { parseBootTimeSeconds, parseProcLimits, parseProcStat, parseProcStatusMe
  * architectures this daemon runs on (the Prometheus Go client's procfs assumes the same).
  */
 const USER_HZ = 100;
-
-/** One reading of this process. */
-export interface OwnProcessFigures {
-  /** CPU time in user mode, all threads, in seconds. */
-  readonly cpuUserSeconds: number;
-  /** CPU time in the kernel on the process's behalf, all threads, in seconds. */
-  readonly cpuSystemSeconds: number;
-  readonly residentBytes: number;
-  readonly virtualBytes: number;
-  readonly openFds: number;
-  /** The soft limit on open files (`RLIMIT_NOFILE`). */
-  readonly maxFds: number;
-  /** The soft limit on the address space (`RLIMIT_AS`); {@link RLIMIT_UNLIMITED} when there is none. */
-  readonly maxVirtualBytes: number;
-  /** When the process started, in seconds since the epoch (boot time plus its start in clock ticks). */
-  readonly startTimeSeconds: number;
-}
 
 export class OwnProcessReader {
   readonly #startTimeSeconds: number;
@@ -55,7 +39,7 @@ export class OwnProcessReader {
   }
 
   /** The figures now; undefined if a file could not be read or parsed. */
-  read(): OwnProcessFigures | undefined {
+  read(): ProcessFigures | undefined {
     try {
       const memory = parseProcStatusMemory(readFileSync("/proc/self/status", "utf8"));
       const limits = parseProcLimits(readFileSync("/proc/self/limits", "utf8"));
@@ -81,7 +65,7 @@ export class OwnProcessReader {
 }
 
 /** This process's figures as a source for the metrics, or undefined where they cannot be read. */
-export function ownProcessFigures(): (() => OwnProcessFigures | undefined) | undefined {
+export function ownProcessFigures(): ProcessFiguresSource | undefined {
   const reader = OwnProcessReader.open();
   return reader === undefined ? undefined : () => reader.read();
 }

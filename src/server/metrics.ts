@@ -6,7 +6,8 @@
  * The standard process metrics (process-metrics.ts) come after them, when a reader is given.
  */
 import { Counter, Gauge, Histogram, Registry } from "./prom-client-parts.js";
-import { registerProcessMetrics, type ProcessFiguresSource } from "./process-metrics.js";
+import type { ProcessFiguresSource } from "../app/ports.js";
+import { registerProcessMetrics } from "./process-metrics.js";
 import type { SyncReport } from "../core/engine/types.js";
 import { thresholdQuantity } from "../core/engine/threshold-quantity.js";
 import { formatDurationMs } from "../core/time/duration.js";
