@@ -185,6 +185,30 @@ export function readProcStatNow(pid: number): ProcStat | undefined {
   }
 }
 
+/**
+ * `/proc/<pid>/cmdline` text (arguments ended by NUL) as one line a message can quote: arguments
+ * joined by spaces, control characters escaped, at most `max` characters. Undefined for no text.
+ */
+export function parseCmdline(text: string, max = 200): string | undefined {
+  const line = text
+    .replace(/\0+$/, "")
+    .split("\0")
+    .join(" ")
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  if (line === "") return undefined;
+  return line.length <= max ? line : `${line.slice(0, max)}…`;
+}
+
+/** What `pid` runs, as {@link parseCmdline} quotes it; undefined when it is gone or unreadable. */
+export function readCmdline(pid: number): string | undefined {
+  try {
+    return parseCmdline(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses a /proc/sys/kernel value that is one non-negative integer (`pid_max`, `threads-max`). */
 export function parseKernelInteger(text: string): number | undefined {
   const t = text.trim();

@@ -35,6 +35,7 @@ import {
 } from "./pod-record.js";
 import { PodProcesses, type PodSignalTarget } from "./pod-processes.js";
 import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
+import type { FinalStatus, FinalStatusJournal, JournalRecord } from "./final-status-journal.js";
 import { readProcStat } from "../linux/procfs.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
 import { statsTarget } from "./stats-targets.js";
@@ -68,6 +69,16 @@ export interface ProcessPodRuntimeOptions {
   readonly takeInKills?: () => void;
   /** Called when the active pods, or what describes them to the stats collector, may have changed. */
   readonly onPodsChanged?: () => void;
+  /**
+   * The final-status journal (final-status-journal.ts): every pod that ends is recorded there
+   * before anything can undo it, and at start the records found there win over status files that
+   * a full filesystem kept from being rewritten. Without it, status files alone are the record.
+   */
+  readonly journal?: {
+    readonly writer: FinalStatusJournal;
+    /** The latest record of each UID, as the journal was found at start. */
+    readonly found: ReadonlyMap<string, JournalRecord>;
+  };
 }
 
 /** The processes of a pod, per container (for /proc measurement without cgroups). */
@@ -109,9 +120,14 @@ export class ProcessPodRuntime implements PodsPort {
     }
   >();
   readonly #closing = new AbortController();
+  /** {@link close} has run: failed status writes are no longer retried. */
+  #closed = false;
   #persistErrors: readonly StatusFileError[] = [];
   readonly #takeInKills: () => void;
   readonly #onPodsChanged: () => void;
+  readonly #journal: FinalStatusJournal | undefined;
+  /** Pods the journal says ended (or were deleted) before this start, by UID. */
+  readonly #journalFound: Map<string, JournalRecord>;
 
   constructor(options: ProcessPodRuntimeOptions) {
     this.#cgroups = options.cgroups;
@@ -124,6 +140,8 @@ export class ProcessPodRuntime implements PodsPort {
     this.#processes = new PodProcesses(options.cgroups, options.clock);
     this.#takeInKills = options.takeInKills ?? (() => {});
     this.#onPodsChanged = options.onPodsChanged ?? (() => {});
+    this.#journal = options.journal?.writer;
+    this.#journalFound = new Map(options.journal?.found ?? []);
     this.#supervisor = new ContainerSupervisor({
       cgroups: options.cgroups,
       node: options.node,
@@ -290,6 +308,8 @@ export class ProcessPodRuntime implements PodsPort {
    */
   async start(pod: RunnablePod): Promise<void> {
     if (this.#pods.has(pod.uid)) return;
+    const ended = this.#journalFound.get(pod.uid);
+    if (ended?.kind === "final") return this.#restoreEnded(pod, ended.status);
     const record = newPodRecord(pod, this.#stateDir, podQos(pod));
     record.startTime = this.#clock.now();
     this.#pods.set(pod.uid, record);
@@ -344,6 +364,8 @@ export class ProcessPodRuntime implements PodsPort {
     }
     record.final = true;
     record.terminating = true;
+    // On record before the signal: a daemon killed from here on never starts the pod again.
+    this.#journalEnd(record, { ...status, conditions: status.conditions ?? [], statusFixed: true });
     let pids = this.#processes.ofPodNow(record);
     if (pids === undefined) {
       // Finding the processes takes a /proc scan: no restart may start meanwhile.
@@ -510,6 +532,13 @@ export class ProcessPodRuntime implements PodsPort {
     await this.remove(pod);
     await record.writes;
     this.#pods.delete(pod.uid);
+    this.#journalFound.delete(pod.uid);
+    const failed = this.#journal?.recordForgotten(pod.uid, this.#clock.now());
+    if (failed !== undefined)
+      this.#logger.error(
+        { pod: pod.key, err: String(failed) },
+        "cannot record the pod's deletion in the final-status journal",
+      );
     this.#onPodsChanged();
     await rm(record.paths.dir, { recursive: true, force: true });
   }
@@ -532,6 +561,15 @@ export class ProcessPodRuntime implements PodsPort {
       this.#pods.set(status.uid, record);
       restored.push(record);
       if (this.#cgroups !== undefined && !record.removed) attachCgroups(this.#cgroups, record);
+      const ended = this.#journalFound.get(status.uid);
+      if (!record.final && ended?.kind === "final") {
+        this.#endAsJournalled(record, ended.status);
+        this.#logger.warn(
+          { pod: record.pod.key, uid: record.pod.uid, phase: record.phase, reason: record.reason },
+          "the pod ended before the daemon stopped, but its status file could not say so: restored from the final-status journal, not started again",
+        );
+        this.#persist(record);
+      }
       if (!record.final) {
         await this.#resume(record);
         continue;
@@ -589,6 +627,24 @@ export class ProcessPodRuntime implements PodsPort {
     this.#closing.abort();
     for (const record of this.#pods.values()) record.abort.abort();
     await this.flush();
+    // A write still failing (the state filesystem full) is tried once more, then said out loud:
+    // the operator must know what the next start will and will not find.
+    for (const record of this.#pods.values()) {
+      if (!record.writeFailing) continue;
+      await this.#persistNow(record);
+      if (!record.writeFailing) continue;
+      const kept =
+        record.final && this.#journal !== undefined
+          ? `its end (${record.phase}${record.reason !== undefined ? `, ${record.reason}` : ""}) is kept in the final-status journal, so the next start will not run it again`
+          : record.final
+            ? "without a journal, the next start may run it again"
+            : "its container states since the last good write are lost; the next start adopts its processes";
+      this.#logger.error(
+        { pod: record.pod.key, file: record.paths.statusFile },
+        `stopping with the pod's status file not written: ${kept}`,
+      );
+    }
+    this.#closed = true;
   }
 
   /** Resolves when every status write queued so far is on disk. */
@@ -629,6 +685,7 @@ export class ProcessPodRuntime implements PodsPort {
     record.final = true;
     record.abort.abort();
     this.#refresh(record);
+    this.#journalEnd(record, this.#finalStatus(record));
     this.#logger.info({ pod: record.pod.key, uid: record.pod.uid, phase: record.phase }, "pod completed");
     if (!record.containers.some((c) => c.state === "running")) return;
     // Sidecars (and anything else still running) are stopped within the pod's grace period.
@@ -760,12 +817,71 @@ export class ProcessPodRuntime implements PodsPort {
 
   /** Sets a caller-given final status (eviction, rejection). */
   #fix(record: PodRecord, status: GivenPodStatus): void {
+    const wasFinal = record.final && record.statusFixed;
     record.final = true;
     record.statusFixed = true;
     record.phase = status.phase;
     record.reason = status.reason;
     record.message = status.message;
     record.conditions = upsertConditions(record.conditions, status.conditions ?? []);
+    if (!wasFinal) this.#journalEnd(record, this.#finalStatus(record));
+  }
+
+  #finalStatus(record: PodRecord): FinalStatus {
+    return {
+      phase: record.phase,
+      ...(record.reason !== undefined ? { reason: record.reason } : {}),
+      ...(record.message !== undefined ? { message: record.message } : {}),
+      conditions: record.conditions,
+      statusFixed: record.statusFixed,
+    };
+  }
+
+  /** Records in the journal that the pod ended; a failed write is logged, never in the way. */
+  #journalEnd(record: PodRecord, status: FinalStatus): void {
+    const failed = this.#journal?.recordFinal(record.pod.uid, record.pod.key, status, this.#clock.now());
+    if (failed !== undefined)
+      this.#logger.error(
+        { pod: record.pod.key, err: String(failed) },
+        "cannot record the pod's end in the final-status journal",
+      );
+  }
+
+  /** A restored record the journal says ended: final with the journal's status, its containers done. */
+  #endAsJournalled(record: PodRecord, status: FinalStatus): void {
+    record.final = true;
+    record.statusFixed = status.statusFixed;
+    record.phase = status.phase;
+    record.reason = status.reason;
+    record.message = status.message;
+    record.conditions = [...status.conditions];
+    const now = this.#clock.now();
+    for (const c of record.containers) {
+      if (c.state === "terminated") continue;
+      if (c.state === "running" || c.state === "waiting") {
+        c.exitCode ??= UNKNOWN_EXIT;
+        c.reason ??= "ContainerStatusUnknown";
+        c.finishedAt ??= now;
+      }
+      c.state = "terminated";
+      c.pid = undefined;
+      c.startTicks = undefined;
+    }
+  }
+
+  /**
+   * A pod whose end the journal holds but whose status file never got written (its first write hit
+   * a full filesystem): known again as it ended, and never started.
+   */
+  async #restoreEnded(pod: RunnablePod, status: FinalStatus): Promise<void> {
+    const record = newPodRecord(pod, this.#stateDir, podQos(pod));
+    this.#endAsJournalled(record, status);
+    this.#pods.set(pod.uid, record);
+    this.#logger.warn(
+      { pod: pod.key, uid: pod.uid, phase: record.phase, reason: record.reason },
+      "the pod ended in an earlier run, before its status file could be written: restored from the final-status journal, not started",
+    );
+    await this.#persistNow(record);
   }
 
   /**
@@ -797,7 +913,7 @@ export class ProcessPodRuntime implements PodsPort {
         }
         record.writeFailing = true;
         const retry = setTimeout(() => {
-          if (this.#pods.get(record.pod.uid) === record) this.#persist(record);
+          if (!this.#closed && this.#pods.get(record.pod.uid) === record) this.#persist(record);
         }, STATUS_RETRY_MS);
         retry.unref();
       }

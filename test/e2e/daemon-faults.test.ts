@@ -93,6 +93,25 @@ describe("evictd run: environment refusals", { skip: E2E_SKIP }, () => {
         /another process holds the port/,
       );
       assert.ok(!daemon.lines.some((l) => l.msg === "pod started"), `no pod started${daemon.tail()}`);
+      assert.deepEqual(node.cgroupDirs(), [], "the node cgroups this start created are removed again");
+      assert.deepEqual(readdirSync(node.stateDir), [], "nothing is left in the (empty) stateDir it found");
+    } finally {
+      holder.close();
+    }
+  });
+
+  test("listen port taken with a stateDir that did not exist: it is not left behind either", async () => {
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const node = await newNode("portfresh");
+      const stateDir = join(node.dir, "new", "state");
+      await node.writeNodeFile({ capacity: CAPACITY, config: {}, listen: `127.0.0.1:${port}`, stateDir });
+      const { code, stderr } = await runUntilExit(node);
+      assert.equal(code, 3, stderr);
+      assert.equal(existsSync(join(node.dir, "new")), false, "the stateDir it created is removed");
+      assert.deepEqual(node.cgroupDirs(), [], "no node cgroup is left");
     } finally {
       holder.close();
     }
@@ -382,4 +401,89 @@ describe("evictd run: manifests deleted or edited while the daemon is down", { s
       await second.stop();
     },
   );
+});
+
+describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
+  /** A running daemon with one idle pod, and its pod's pid. */
+  async function firstDaemon(tag: string): Promise<{ node: TestNode; daemon: Daemon; pid: number }> {
+    const node = await newNode(tag);
+    await node.writeNodeFile({ capacity: CAPACITY, config: {} });
+    await node.addPod(podManifest({ name: "idle", containers: [{ name: "idle", command: IDLE }] }));
+    const daemon = await node.start({ cleanupOnExit: true });
+    const started = await daemon.waitForLine(
+      "the pod's container",
+      (l) => l.msg === "container started" && l["pod"] === "default/idle",
+      15_000,
+    );
+    return { node, daemon, pid: Number(started["containerPid"] ?? started["pid"]) };
+  }
+
+  /** The first daemon after the second one's attempt: its pod alive, its stats read, its cgroup there. */
+  async function assertUntouched(node: TestNode, daemon: Daemon, pid: number): Promise<void> {
+    assert.ok(processAlive(pid), `the first daemon's pod (pid ${pid}) still runs${daemon.tail()}`);
+    assert.ok(node.cgroupDirs().length > 0, "the first daemon's node cgroup is still there");
+    const before = (await daemon.status()).lastSync?.time;
+    await sleep(scaled(2500));
+    const s = await daemon.status();
+    assert.notEqual(s.lastSync?.time, before, "the first daemon's loop still steps");
+    assert.equal(podStatus(s, "default/idle")?.phase, "Running");
+    const health = await fetch(`${daemon.url}/healthz`);
+    assert.equal(health.status, 200, await health.text());
+  }
+
+  test("a second node file with the same name (other port and stateDir): exit 3 naming the first; --cleanup-on-exit touches nothing of it", async () => {
+    const { node, daemon, pid } = await firstDaemon("samename");
+    const twin = await newNode("samename-twin");
+    // The twin's node file reuses the first node's name.
+    await twin.writeNodeFile({ capacity: CAPACITY, config: {} });
+    const doc = JSON.parse(readFileSync(twin.nodeFile, "utf8")) as Record<string, unknown>;
+    writeFileSync(twin.nodeFile, JSON.stringify({ ...doc, name: node.name }));
+    const second = Daemon.spawn(twin.nodeFile, true);
+    twin.daemons.push(second);
+    const exit = await second.exited;
+    const stderr = second.stderr.join("");
+    assert.equal(exit.code, 3, stderr);
+    assertRefusal(
+      stderr,
+      new RegExp(`node cgroup \\S+${node.cgroupName} is managed by process ${daemon.child.pid}\\b`),
+      /one evictd per node/,
+    );
+    assert.ok(
+      !second.lines.some((l) => l.msg === "pod started"),
+      `the second daemon started nothing${second.tail()}`,
+    );
+    await assertUntouched(node, daemon, pid);
+  });
+
+  test("a second daemon on the same stateDir: exit 3 naming the first (pid, node, node file)", async () => {
+    const { node, daemon, pid } = await firstDaemon("samestate");
+    const other = await newNode("samestate-other");
+    await other.writeNodeFile({ capacity: CAPACITY, config: {}, stateDir: node.stateDir });
+    const second = Daemon.spawn(other.nodeFile, true);
+    other.daemons.push(second);
+    const exit = await second.exited;
+    const stderr = second.stderr.join("");
+    assert.equal(exit.code, 3, stderr);
+    assertRefusal(
+      stderr,
+      new RegExp(
+        `stateDir ${node.stateDir} is in use by another evictd \\(pid ${daemon.child.pid} for node "${node.name}" from ${node.nodeFile}`,
+      ),
+      /one evictd per node/,
+    );
+    assert.deepEqual(other.cgroupDirs(), [], "the second daemon created no node cgroup");
+    await assertUntouched(node, daemon, pid);
+  });
+
+  test("the lock goes with its holder: after SIGKILL of the first daemon, a second one starts and adopts its pod", async () => {
+    const { node, daemon, pid } = await firstDaemon("lockgone");
+    await daemon.kill();
+    const next = await node.start({ cleanupOnExit: true });
+    await next.waitForLine(
+      "the pod adopted",
+      (l) => l.msg === "container adopted" && l["pod"] === "default/idle",
+      15_000,
+    );
+    assert.ok(processAlive(pid), "the pod kept running");
+  });
 });

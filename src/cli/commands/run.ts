@@ -5,8 +5,8 @@
  * loop until stopped. Decisions come from the pure engine; this file only wires adapters to ports.
  * Logs are JSON lines on stdout (pino); every eviction's `msg` is a one-line human summary.
  */
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { pino } from "pino";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { LoggerPort, PodsPort } from "../../app/ports.js";
@@ -35,6 +35,8 @@ import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
 import type { PodsUpdate } from "../loop-thread/protocol.js";
 import { YoungGenerationTrim } from "../gc/young-generation-trim.js";
+import { FinalStatusJournal, openFinalStatusJournal } from "../../runtime/final-status-journal.js";
+import { lockStateDir } from "../../runtime/state-dir-lock.js";
 
 /** How long an HTTP request waits for the loop thread's last Summary before answering with the one before. */
 const SUMMARY_WAIT_MS = 2000;
@@ -56,11 +58,16 @@ export interface RunOptions {
 /**
  * The node's two directories, checked before anything starts. stateDir is the daemon's own: created
  * when missing, refused when it is not a writable directory. manifestDir is the operator's: it must
- * exist (a mistyped path silently created would run no pods and say nothing).
+ * exist (a mistyped path silently created would run no pods and say nothing). Returns the first
+ * directory this created (to remove again should the start fail), or undefined.
  */
-function prepareDirectories(spec: { readonly stateDir: string; readonly manifestDir: string }): void {
+function prepareDirectories(spec: {
+  readonly stateDir: string;
+  readonly manifestDir: string;
+}): string | undefined {
+  let created: string | undefined;
   try {
-    mkdirSync(spec.stateDir, { recursive: true });
+    created = mkdirSync(spec.stateDir, { recursive: true });
     if (!statSync(spec.stateDir).isDirectory())
       throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     accessSync(spec.stateDir, constants.W_OK | constants.X_OK);
@@ -80,9 +87,44 @@ function prepareDirectories(spec: { readonly stateDir: string; readonly manifest
     // Reported below.
   }
   if (!isDirectory) {
+    if (created !== undefined) rmSync(created, { recursive: true, force: true });
     throw new AdapterError("manifest-dir", `manifestDir ${spec.manifestDir} is not a directory`, {
       hint: `create it (mkdir -p ${spec.manifestDir}) or correct manifestDir in the node file`,
     });
+  }
+  return created;
+}
+
+/**
+ * What a start has created so far, undone in reverse when it fails before any pod could run: a
+ * refused start (exit 3) leaves the machine as it found it.
+ */
+class StartUndo {
+  readonly #steps: (() => unknown)[] = [];
+  #armed = true;
+
+  push(step: () => unknown): void {
+    this.#steps.push(step);
+  }
+
+  /** From here on pods may run: a failure is a shutdown, not an undo. */
+  disarm(): void {
+    this.#armed = false;
+  }
+
+  get armed(): boolean {
+    return this.#armed;
+  }
+
+  async run(): Promise<void> {
+    if (!this.#armed) return;
+    for (const step of this.#steps.reverse()) {
+      try {
+        await step();
+      } catch {
+        // Undoing while failing: what cannot be undone stays, the original error is what matters.
+      }
+    }
   }
 }
 
@@ -91,35 +133,81 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const { logger: log } = options;
   const { spec, warnings } = await loadNodeSpec(options.nodeFile);
   for (const w of warnings) log.warn({ path: w.path, file: w.file }, w.message);
-  prepareDirectories(spec);
-
+  const undo = new StartUndo();
+  const createdStateDir = prepareDirectories(spec);
+  if (createdStateDir !== undefined)
+    undo.push(() => rmSync(createdStateDir, { recursive: true, force: true }));
+  // One daemon per node: the state directory first, then the node cgroup (createNode, exclusive).
+  let stateLock;
+  try {
+    stateLock = lockStateDir(spec.stateDir, {
+      pid: process.pid,
+      node: spec.name,
+      nodeFile: resolve(options.nodeFile),
+    });
+  } catch (e) {
+    await undo.run();
+    throw e;
+  }
+  undo.push(() => stateLock.undo());
   const capabilities: string[] = [];
+  let finalStatuses: FinalStatusJournal | undefined;
   let driver: CgroupDriver | undefined;
   let nodeCgroups: NodeCgroups | undefined;
+  let reservation: ReturnType<typeof openFinalStatusJournal>;
   const detection = await detectOwnCgroups();
-  const created = createCgroupDriver(detection);
   const nodeName = `evictd-${spec.name.replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 50)}`;
-  if (created.ok) {
-    driver = created.driver;
-    capabilities.push(...created.limitations);
-    // A node left behind by a previous run is adopted: its pods' processes keep running.
-    nodeCgroups = await driver.createNode({
-      name: nodeName,
-      adopt: true,
-      memoryLimitBytes: spec.capacity.memoryBytes,
-      ...(spec.capacity.pids !== undefined ? { pidsMax: Number(spec.capacity.pids) } : {}),
-      pods: {
-        memoryLimitBytes: spec.podsMemoryLimitBytes,
-        ...(spec.podsPidsLimit !== undefined ? { pidsMax: Number(spec.podsPidsLimit) } : {}),
-      },
-    });
+  try {
+    // Space for the record of every pod that ends, reserved before any pod runs.
+    reservation = openFinalStatusJournal(spec.stateDir);
+    const finalStatusesFile = reservation.file;
+    if (reservation.created) undo.push(() => rmSync(finalStatusesFile, { force: true }));
+    finalStatuses = new FinalStatusJournal(reservation.share);
+    const writer = finalStatuses;
+    undo.push(() => writer.close());
     capabilities.push(
-      `cgroup ${driver.api}: node at ${driver.directories(nodeCgroups.node).memory ?? nodeName}`,
+      `the end of every pod (eviction, rejection, completion) is recorded in ${reservation.file} before it takes effect, in space reserved at start, so a full state filesystem never lets an ended pod run again`,
     );
-  } else {
-    capabilities.push(
-      `no cgroups (${created.reason}): processes are measured through /proc, limits are not enforced, and memory is watched by polling`,
-    );
+    if (reservation.copyOnWrite !== undefined)
+      capabilities.push(
+        `stateDir is on ${reservation.copyOnWrite}, which copies on write: the journal's reserved space does not guarantee its writes on a full filesystem (disable copy-on-write for the stateDir, e.g. chattr +C, or use another filesystem)`,
+      );
+    if (reservation.unreadable > 0)
+      log.warn(
+        { file: reservation.file, slots: reservation.unreadable },
+        "final-status journal: records that do not read back (torn by a crash) are ignored",
+      );
+
+    const created = createCgroupDriver(detection);
+    if (created.ok) {
+      driver = created.driver;
+      capabilities.push(...created.limitations);
+      // A node left behind by a previous run is adopted: its pods' processes keep running.
+      nodeCgroups = await driver.createNode({
+        name: nodeName,
+        adopt: true,
+        exclusive: true,
+        memoryLimitBytes: spec.capacity.memoryBytes,
+        ...(spec.capacity.pids !== undefined ? { pidsMax: Number(spec.capacity.pids) } : {}),
+        pods: {
+          memoryLimitBytes: spec.podsMemoryLimitBytes,
+          ...(spec.podsPidsLimit !== undefined ? { pidsMax: Number(spec.podsPidsLimit) } : {}),
+        },
+      });
+      const nodeDriver = driver;
+      // A node this start created holds nothing yet: it goes again; an adopted one stays as it was.
+      undo.push(() => (nodeCgroups?.adopted === true ? nodeDriver.release() : nodeDriver.destroyNode()));
+      capabilities.push(
+        `cgroup ${driver.api}: node at ${driver.directories(nodeCgroups.node).memory ?? nodeName}`,
+      );
+    } else {
+      capabilities.push(
+        `no cgroups (${created.reason}): processes are measured through /proc, limits are not enforced, and memory is watched by polling`,
+      );
+    }
+  } catch (e) {
+    await undo.run();
+    throw e;
   }
 
   // The eviction loop runs in a thread of its own (cli/loop-thread/); this thread runs the pods,
@@ -145,8 +233,8 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     logger: log,
     takeInKills: () => thread?.takeInKills(),
     onPodsChanged: () => schedulePodsUpdate(),
+    journal: { writer: finalStatuses, found: reservation.latest },
   });
-  await runtime.loadPersisted();
   capabilities.push(...runtime.capabilities);
 
   const pods: PodsPort = options.dryRun
@@ -312,12 +400,17 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     // linger half-started (loop thread, supervised pods, no HTTP): it stops as on a signal and the
     // error ends the command (exit 3, with a hint).
     server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
+    // The last refusal a start can meet without touching a pod is behind it: from here on pods
+    // run (restored first), and a failure stops the daemon rather than undoing the start.
+    undo.disarm();
+    await runtime.loadPersisted();
     thread = await LoopThread.start({
       node: spec,
       layout,
       dryRun: options.dryRun,
       ...(nodeCgroups !== undefined ? { cgroups: { nodeName: nodeCgroups.name, detection } } : {}),
       pods: await podsUpdate(),
+      ...(options.dryRun ? {} : { journal: reservation.share }),
       handlers,
     });
     capabilities.push(...thread.capabilities);
@@ -343,7 +436,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       failure ??= e;
     }
     await server?.close();
-    if (options.cleanupOnExit === true) {
+    if (!undo.armed && options.cleanupOnExit === true) {
       if (driver !== undefined) {
         // The subtree is killed from outside the runtime: its containers must not be restarted.
         runtime.stopRestarts();
@@ -362,6 +455,15 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       await runtime.releaseAll();
     }
     await runtime.close();
+    if (undo.armed) {
+      // Refused before any pod ran: what this start created goes again.
+      await undo.run();
+    } else {
+      // The node stays (its pods keep running for the next daemon to adopt) unless torn down above.
+      driver?.release();
+      finalStatuses.close();
+      stateLock.lock.release();
+    }
     log.info({}, "evictd stopped");
   }
   if (failure !== undefined)

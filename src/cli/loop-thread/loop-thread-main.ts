@@ -21,6 +21,7 @@ import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-pri
 import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
 import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
 import { MainThreadChannel, RemotePods } from "./remote-pods.js";
+import { FinalStatusJournal } from "../../runtime/final-status-journal.js";
 
 /** Memory wakes rehearsed (acted on by nothing) after pods start, so the first real wake runs compiled code. */
 const PREPARE_READS = 10;
@@ -49,7 +50,12 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     cgroups = { driver: created.driver, node };
   }
 
-  const pods = new RemotePods(main, { dryRun: init.dryRun });
+  const journal = init.journal !== undefined ? new FinalStatusJournal(init.journal) : undefined;
+  const pods = new RemotePods(main, {
+    dryRun: init.dryRun,
+    ...(journal !== undefined ? { journal } : {}),
+    log,
+  });
   pods.update(init.pods);
   const collector = new LinuxSummaryCollector({ node: spec, ...(cgroups !== undefined ? { cgroups } : {}) });
   const stats: StatsPort = collectorStatsPort(collector, {
@@ -138,6 +144,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     await wake.stop();
     await collector.diskMeasured();
     collector.close();
+    journal?.close();
   }
 }
 

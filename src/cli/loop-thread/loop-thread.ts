@@ -49,6 +49,7 @@ export interface LoopThreadOptions {
   readonly dryRun: boolean;
   readonly cgroups?: LoopThreadInit["cgroups"];
   readonly pods: PodsUpdate;
+  readonly journal?: LoopThreadInit["journal"];
   readonly handlers: LoopThreadHandlers;
 }
 
@@ -88,6 +89,7 @@ export class LoopThread {
       dryRun: options.dryRun,
       ...(options.cgroups !== undefined ? { cgroups: options.cgroups } : {}),
       pods: options.pods,
+      ...(options.journal !== undefined ? { journal: options.journal } : {}),
       kills: kills.port2,
     };
     const worker = new Worker(new URL("./loop-thread-main.js", import.meta.url), {

@@ -14,6 +14,7 @@ import type { CgroupDetection } from "../../linux/cgroups/detect-cgroups.js";
 import type { ActivePodInfo } from "../../linux/node-stats/active-pod-info.js";
 import type { PodSignalTarget } from "../../runtime/pod-processes.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
+import type { JournalShare } from "../../runtime/final-status-journal.js";
 
 /** The pods the loop decides about, and where they are. Sent at spawn and whenever they change. */
 export interface PodsUpdate {
@@ -41,6 +42,8 @@ export interface LoopThreadInit {
    */
   readonly cgroups?: { readonly nodeName: string; readonly detection: CgroupDetection };
   readonly pods: PodsUpdate;
+  /** The final-status journal, where the loop records an eviction before its SIGTERM; absent in a dry run. */
+  readonly journal?: JournalShare;
   /**
    * Kill notices travel on this port of their own (transferred), so the main thread can take them
    * in synchronously, and only them, before it handles a container's exit.

@@ -5,7 +5,8 @@
  * main thread, which may be busy (HTTP, logs) without delaying a SIGTERM.
  */
 import type { MessagePort } from "node:worker_threads";
-import type { FailedPodStatus, GcReport, KillResult, PodsPort } from "../../app/ports.js";
+import type { FailedPodStatus, GcReport, KillResult, LoggerPort, PodsPort } from "../../app/ports.js";
+import type { FinalStatusJournal } from "../../runtime/final-status-journal.js";
 import type { Pod } from "../../core/model.js";
 import type { ActivePodInfo } from "../../linux/node-stats/active-pod-info.js";
 import { podPidsNow, type PodSignalTarget } from "../../runtime/pod-processes.js";
@@ -84,6 +85,8 @@ export class MainThreadChannel {
 export class RemotePods implements PodsPort {
   readonly #main: MainThreadChannel;
   readonly #dryRun: boolean;
+  readonly #journal: FinalStatusJournal | undefined;
+  readonly #log: LoggerPort | undefined;
   #active: readonly Pod[] = [];
   #signal = new Map<string, PodSignalTarget>();
   /** Each pod's stats description, kept as the same object while it does not change (see update). */
@@ -92,9 +95,19 @@ export class RemotePods implements PodsPort {
   /** Pods killed from here that the main thread still lists as active (it has not heard yet). */
   readonly #evicting = new Set<string>();
 
-  constructor(main: MainThreadChannel, options: { readonly dryRun: boolean }) {
+  constructor(
+    main: MainThreadChannel,
+    options: {
+      readonly dryRun: boolean;
+      /** Where an eviction is recorded before its SIGTERM (final-status-journal.ts). */
+      readonly journal?: FinalStatusJournal;
+      readonly log?: LoggerPort;
+    },
+  ) {
     this.#main = main;
     this.#dryRun = options.dryRun;
+    this.#journal = options.journal;
+    this.#log = options.log;
   }
 
   /**
@@ -145,6 +158,13 @@ export class RemotePods implements PodsPort {
   async kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult> {
     const target = this.#dryRun ? undefined : this.#signal.get(pod.uid);
     if (target !== undefined) {
+      // On record first: a daemon killed after the signal never starts the pod again.
+      const failed = this.#journal?.recordFinal(
+        pod.uid,
+        pod.key,
+        { ...status, statusFixed: true },
+        Date.now(),
+      );
       const pids = podPidsNow(target);
       const terminatedAt = Date.now();
       const { done } = this.#main.notice({
@@ -155,6 +175,11 @@ export class RemotePods implements PodsPort {
       });
       for (const pid of pids) signalQuietly(pid, "SIGTERM");
       this.#evicting.add(pod.uid);
+      if (failed !== undefined)
+        this.#log?.error(
+          { pod: pod.key, err: String(failed) },
+          "cannot record the eviction in the final-status journal",
+        );
       return { terminatedAt, done };
     }
     const { answer, done } = this.#main.notice({ pod, gracePeriodSeconds, status });

@@ -29,6 +29,12 @@ export interface NodeSpec extends CgroupLimits {
    * its pods' processes keep running and are adopted (the limits written then stay in force).
    */
   readonly adopt?: boolean;
+  /**
+   * One manager per node: hold an exclusive flock(2) on the node's directory for as long as this
+   * driver manages it, taken before anything is adopted or written, and fail with `cgroup-locked`
+   * (naming the holder) when another process holds it. The kernel drops the lock with its holder.
+   */
+  readonly exclusive?: boolean;
 }
 
 /** Where a cgroup sits in the kubelet's layout. */
@@ -69,6 +75,8 @@ export interface NodeCgroups {
   readonly burstable: CgroupRef;
   /** `<name>/pods/besteffort`. */
   readonly besteffort: CgroupRef;
+  /** Set by {@link CgroupDriver.createNode} when it adopted a node an earlier run left, rather than creating it. */
+  readonly adopted?: boolean;
 }
 
 /** Absolute directories of one cgroup, per controller (the same directory twice on v2). */
@@ -168,8 +176,9 @@ export interface CgroupDriver {
   /**
    * Creates `<own>/<name>`, `pods`, `pods/burstable`, `pods/besteffort` and writes the limits.
    * Fails with `cgroup-exists` when `<own>/<name>` is already there (a previous run that was not
-   * torn down: pass its name to {@link destroyNode}), and with `cgroup-busy` when a node is already
-   * managed by this driver. On failure, whatever was created is removed again.
+   * torn down: pass its name to {@link destroyNode}), with `cgroup-busy` when a node is already
+   * managed by this driver, and with `cgroup-locked` when {@link NodeSpec.exclusive} and another
+   * process manages the node. On failure, whatever was created is removed again.
    */
   createNode(spec: NodeSpec): Promise<NodeCgroups>;
 
@@ -225,7 +234,14 @@ export interface CgroupDriver {
    * Tears the node down for shutdown and tests: SIGKILLs every process left in the subtree, waits
    * until the kernel reports it empty (`cgroup-not-empty` after `timeoutMs`, default 5000), then
    * removes every directory deepest first. Without a node this is a no-op; `name` tears down a
-   * leftover `<own>/<name>` from an earlier run instead.
+   * leftover `<own>/<name>` from an earlier run instead, and refuses (`cgroup-locked`) one that a
+   * live process manages exclusively.
    */
   destroyNode(options?: { readonly name?: string; readonly timeoutMs?: number }): Promise<DestroyReport>;
+
+  /**
+   * Stops managing the node and leaves it as it is (processes running, directories in place), its
+   * {@link NodeSpec.exclusive} lock released: what a daemon stopping without teardown does.
+   */
+  release(): void;
 }

@@ -20,6 +20,8 @@ import type {
 } from "./cgroup-driver.js";
 import { CgroupFiles, hostCgroupFs, type CgroupFs } from "./cgroup-files.js";
 import { checkName, containerLayout, nodeLayout, podLayout, segmentsWithin } from "./cgroup-layout.js";
+import { tryLockExclusive, type HeldLock } from "../file-lock.js";
+import { readCmdline } from "../procfs.js";
 
 /** The outside world a driver touches, injectable so fixture tests can stand in a fake kernel. */
 export interface CgroupHost {
@@ -49,8 +51,13 @@ export abstract class CgroupfsDriver implements CgroupDriver {
   readonly #kill: (pid: number, signal: "SIGKILL") => void;
   readonly #sleep: (ms: number) => Promise<void>;
   #current: NodeCgroups | undefined;
+  /** The flock on the node's directory ({@link NodeSpec.exclusive}). */
+  #lock: HeldLock | undefined;
+  /** Locks are taken on the real filesystem only (a fixture's fake kernel has no descriptors). */
+  readonly #lockable: boolean;
 
   constructor(host: CgroupHost = {}) {
+    this.#lockable = host.fs === undefined;
     this.files = new CgroupFiles(host.fs ?? hostCgroupFs);
     this.#kill = host.kill ?? ((pid, signal) => void process.kill(pid, signal));
     this.#sleep = host.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -102,9 +109,11 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     if (spec.adopt === true) {
       const dirs = this.dirsOf([spec.name]);
       const present = await Promise.all(dirs.map((d) => this.files.exists(d)));
+      // Locked before anything of it is touched: another daemon's node is neither adopted nor cleaned.
+      if (spec.exclusive === true && present[0] === true) this.#lockNode(spec.name);
       if (present.every(Boolean)) {
         this.#current = layout;
-        return layout;
+        return { ...layout, adopted: true };
       }
       // Partly present (an interrupted teardown): start clean.
       if (present.some(Boolean)) await this.destroyNode({ name: spec.name });
@@ -131,12 +140,45 @@ export abstract class CgroupfsDriver implements CgroupDriver {
       for (const [ref, limits] of steps) await this.makeCgroup(ref.path.split("/"), limits, false);
     } catch (error) {
       // Undo everything, including a half-done prepareNode (v2: the daemon moved, enabling failed).
+      this.#unlock();
       await this.removeQuietly([spec.name]);
       await this.afterNodeRemoved().catch(() => undefined);
       throw error;
     }
+    // Another daemon that created the same node at the same instant adopted it first: it is theirs.
+    if (spec.exclusive === true && this.#lock === undefined) this.#lockNode(spec.name);
     this.#current = layout;
     return layout;
+  }
+
+  release(): void {
+    this.#current = undefined;
+    this.#unlock();
+  }
+
+  /** Takes the node's lock, or fails with `cgroup-locked` naming the process that holds it. */
+  #lockNode(name: string): void {
+    if (!this.#lockable || this.#lock !== undefined) return;
+    const dir = this.dirsOf([name])[0];
+    if (dir === undefined) return;
+    let attempt;
+    try {
+      attempt = tryLockExclusive(dir, "directory");
+    } catch (cause) {
+      throw new AdapterError("cgroup-lock-failed", `cannot lock node cgroup ${dir}: ${String(cause)}`, {
+        cause,
+      });
+    }
+    if (attempt.held) {
+      this.#lock = attempt.lock;
+      return;
+    }
+    throw lockedError(dir, attempt.holderPid);
+  }
+
+  #unlock(): void {
+    this.#lock?.release();
+    this.#lock = undefined;
   }
 
   async createPod(uid: string, qos: QosClass, limits: CgroupLimits = {}): Promise<PodCgroup> {
@@ -193,6 +235,7 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     await this.removeTree(segments, Date.now() + DEFAULT_TIMEOUT_MS);
     if (segments.length === 1) {
       this.#current = undefined;
+      this.#unlock();
       await this.afterNodeRemoved();
     }
   }
@@ -203,7 +246,25 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     const name = options.name ?? this.#current?.name;
     if (name === undefined) return { killed: [], removed: [] };
     checkName("node", name);
-    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    // A leftover is torn down only when no live process manages it.
+    let probe: HeldLock | undefined;
+    if (this.#lockable && name !== this.#current?.name) {
+      const dir = this.dirsOf([name])[0];
+      if (dir !== undefined && dir !== this.#lock?.path && (await this.files.exists(dir))) {
+        const attempt = tryLockExclusive(dir, "directory");
+        if (!attempt.held) throw lockedError(dir, attempt.holderPid);
+        probe = attempt.lock;
+      }
+    }
+    try {
+      return await this.#destroy(name, options.timeoutMs);
+    } finally {
+      probe?.release();
+    }
+  }
+
+  async #destroy(name: string, timeoutMs: number | undefined): Promise<DestroyReport> {
+    const deadline = Date.now() + (timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const segments = [name];
     const killed = new Set<number>();
     for (;;) {
@@ -231,6 +292,7 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     const removed = await this.removeTree(segments, deadline, true);
     if (this.#current !== undefined && name === this.#current.name) {
       this.#current = undefined;
+      this.#unlock();
       await this.afterNodeRemoved();
     }
     return { killed: [...killed].sort((a, b) => a - b), removed };
@@ -378,4 +440,15 @@ export abstract class CgroupfsDriver implements CgroupDriver {
         await this.files.rmdir(dir).catch(() => undefined);
     }
   }
+}
+
+/** The refusal of a node that another live process manages. */
+function lockedError(dir: string, holder: number | undefined): AdapterError {
+  const who =
+    holder === undefined
+      ? "another process"
+      : `process ${holder}${((c) => (c === undefined ? "" : ` (${c})`))(readCmdline(holder))}`;
+  return new AdapterError("cgroup-locked", `node cgroup ${dir} is managed by ${who}`, {
+    hint: "one evictd per node: stop that daemon first, or give this node file another name",
+  });
 }
