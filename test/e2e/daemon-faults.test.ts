@@ -403,6 +403,21 @@ describe("evictd run: manifests deleted or edited while the daemon is down", { s
   );
 });
 
+/** The daemon's exit, or a failure (and SIGKILL) when it still runs after `ms`. */
+async function exitWithin(daemon: Daemon, ms: number): Promise<{ code: number | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const r = await Promise.race([
+    daemon.exited,
+    new Promise<"running">((resolve) => (timer = setTimeout(() => resolve("running"), scaled(ms)))),
+  ]);
+  clearTimeout(timer);
+  if (r === "running") {
+    await daemon.kill();
+    assert.fail(`the second daemon was still running after ${ms} ms${daemon.tail()}`);
+  }
+  return r;
+}
+
 describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
   /** A running daemon with one idle pod, and its pod's pid. */
   async function firstDaemon(tag: string): Promise<{ node: TestNode; daemon: Daemon; pid: number }> {
@@ -440,7 +455,7 @@ describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
     writeFileSync(twin.nodeFile, JSON.stringify({ ...doc, name: node.name }));
     const second = Daemon.spawn(twin.nodeFile, true);
     twin.daemons.push(second);
-    const exit = await second.exited;
+    const exit = await exitWithin(second, 20_000);
     const stderr = second.stderr.join("");
     assert.equal(exit.code, 3, stderr);
     assertRefusal(
@@ -461,7 +476,7 @@ describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
     await other.writeNodeFile({ capacity: CAPACITY, config: {}, stateDir: node.stateDir });
     const second = Daemon.spawn(other.nodeFile, true);
     other.daemons.push(second);
-    const exit = await second.exited;
+    const exit = await exitWithin(second, 20_000);
     const stderr = second.stderr.join("");
     assert.equal(exit.code, 3, stderr);
     assertRefusal(
