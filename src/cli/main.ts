@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatIssue } from "../core/issues.js";
+import { TIMER_MAX_MS, TIMER_MAX_TEXT } from "../core/time/timer-limit.js";
 import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
@@ -11,11 +12,19 @@ import type { WatchCliOptions } from "./commands/watch.js";
 import { withNodeLocalOptions, type NodeLocalCliOptions } from "./commands/node-local-options.js";
 import { packageVersion } from "./package-version.js";
 
-/** `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo). */
+/**
+ * `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo), no
+ * more than a timer holds. A longer demo is refused rather than clamped: nobody watches a demo for
+ * 24 days, so such a value is a slip, and running something other than what was asked would hide it.
+ */
 function parseSeconds(text: string): number {
   const seconds = Number(text);
   if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0)
     throw new InvalidArgumentError("expected a positive number of seconds, e.g. 30 or 2.5");
+  if (seconds * 1000 > TIMER_MAX_MS)
+    throw new InvalidArgumentError(
+      `expected at most ${TIMER_MAX_MS / 1000} seconds (${TIMER_MAX_TEXT}, the longest a timer holds)`,
+    );
   return seconds;
 }
 
@@ -63,13 +72,21 @@ function program(): Command {
   cmd
     .command("check-config")
     .description(
-      "Validate a KubeletConfiguration and kubelet flags; print the thresholds a kubelet would use",
+      "Validate a KubeletConfiguration and kubelet flags, or an `evictd run` node file (--node); print the thresholds that would be used",
     )
     .argument("[config]", "KubeletConfiguration file (YAML or JSON); omit for kubelet defaults")
     .argument("[flags...]", "kubelet eviction flags, e.g. --eviction-hard=memory.available<1Gi (after --)")
     .option("-o, --output <format>", "text | json", "text")
-    .action(async (config: string | undefined, flags: string[], opts: { output: string }) => {
-      const { checkConfigCommand } = await import("./commands/check-config.js");
+    .option(
+      "--node <file>",
+      "check an `evictd run` node file instead: every problem, the thresholds, capacity and allocatable run would use; starts nothing",
+    )
+    .action(async (config: string | undefined, flags: string[], opts: { output: string; node?: string }) => {
+      const { checkConfigCommand, checkNodeFileCommand } = await import("./commands/check-config.js");
+      if (opts.node !== undefined) {
+        process.exitCode = await checkNodeFileCommand(opts.node, [config, ...flags], opts);
+        return;
+      }
       // `check-config -- --eviction-hard=...` (no file): the first flag lands in [config].
       const [file, all] =
         config?.startsWith("--") === true ? [undefined, [config, ...flags]] : [config, flags];

@@ -1,6 +1,7 @@
 /** The wall clock and an abortable sleep, for the long-running commands. */
 import { performance } from "node:perf_hooks";
 import type { ClockPort } from "../app/ports.js";
+import { TIMER_MAX_MS } from "../core/time/timer-limit.js";
 
 export const systemClock: ClockPort = {
   now: () => Date.now(),
@@ -8,14 +9,24 @@ export const systemClock: ClockPort = {
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal?.aborted === true) return resolve();
+      let t: NodeJS.Timeout | undefined;
       const onAbort = (): void => {
         clearTimeout(t);
         resolve();
       };
-      const t = setTimeout(() => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      }, ms);
+      // A timer holds at most TIMER_MAX_MS (a longer one fires at once): a longer sleep (a pod's
+      // grace period of 1e9 s) is waited out in steps.
+      const wait = (left: number): void => {
+        t = setTimeout(
+          () => {
+            if (left > TIMER_MAX_MS) return wait(left - TIMER_MAX_MS);
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          },
+          Math.min(left, TIMER_MAX_MS),
+        );
+      };
+      wait(ms);
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
 };

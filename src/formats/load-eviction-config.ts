@@ -7,6 +7,7 @@
 import { buildEvictionConfig } from "../core/config/build-eviction-config.js";
 import type { Issue } from "../core/issues.js";
 import type { EvictionConfig } from "../core/model.js";
+import { nodeFileEvidence } from "../core/node/looks-like-node-file.js";
 import { InputError } from "../errors.js";
 import { loadKubeletConfigFile } from "./load-kubelet-config-file.js";
 import { locateIssues } from "./position-lookup.js";
@@ -36,6 +37,18 @@ export async function loadEvictionConfig(
   if (file !== undefined) {
     const loaded = await loadKubeletConfigFile(file);
     if (!loaded.ok) throw new InputError(loaded.issues);
+    // A node file read as a KubeletConfiguration gives the kubelet's defaults, not its own settings.
+    const evidence = nodeFileEvidence(loaded.value);
+    if (evidence !== undefined)
+      throw new InputError([
+        {
+          severity: "error",
+          path: "config",
+          code: "node-file",
+          file,
+          message: `this looks like an evictd run node file (${evidence}), not a KubeletConfiguration: check it with \`evictd check-config --node ${file}\`; its eviction settings are its config field`,
+        },
+      ]);
     document = loaded.value;
     warnings.push(...loaded.warnings);
     locate = (issues) => locateIssues(issues, "config", loaded.positions, file);

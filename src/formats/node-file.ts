@@ -9,7 +9,7 @@ import type { Issue } from "../core/issues.js";
 import { parseNodeSpec, type NodeSpec } from "../core/node/node-spec.js";
 import { InputError } from "../errors.js";
 import { loadKubeletConfigFile } from "./load-kubelet-config-file.js";
-import { locateIssues } from "./position-lookup.js";
+import { locateIssues, type PositionLookup } from "./position-lookup.js";
 import { readStructuredFile } from "./structured-file.js";
 
 /** Reads and checks the node file; throws an {@link InputError} with every problem located, else returns the warnings located. */
@@ -20,11 +20,13 @@ export async function loadNodeSpec(file: string): Promise<{ spec: NodeSpec; warn
   let configFromFile: unknown;
   const external: Issue[] = [];
   let configFile: string | undefined;
+  let configPositions: PositionLookup | undefined;
   if (typeof raw["config"] === "string") {
     configFile = resolve(dirname(file), raw["config"]);
     const loaded = await loadKubeletConfigFile(configFile);
     if (!loaded.ok) throw new InputError(loaded.issues);
     configFromFile = loaded.value;
+    configPositions = loaded.positions;
     external.push(...loaded.warnings);
   }
   // Relative directories in the node file are relative to the file.
@@ -44,8 +46,13 @@ export async function loadNodeSpec(file: string): Promise<{ spec: NodeSpec; warn
       parsed.positions,
       file,
     ),
-    ...(configFile !== undefined
-      ? issues.filter((i) => i.path.startsWith("config")).map((i) => ({ ...i, file: configFile }))
+    ...(configFile !== undefined && configPositions !== undefined
+      ? locateIssues(
+          issues.filter((i) => i.path.startsWith("config")),
+          "config",
+          configPositions,
+          configFile,
+        )
       : []),
     ...external,
   ];

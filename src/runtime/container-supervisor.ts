@@ -169,7 +169,7 @@ export class ContainerSupervisor {
         c.exited = started.exited.then((exit) => this.#exited(record, c, generation, exit));
         if (c.pid !== undefined) c.startTicks = (await readProcStat(c.pid))?.startTimeTicks;
         this.#logger.info(
-          { pod: pod.key, container: name, pid: c.pid, restarts: c.restarts },
+          { pod: pod.key, container: name, containerPid: c.pid, restarts: c.restarts },
           "container started",
         );
         this.#events.persist(record);

@@ -201,6 +201,15 @@ export class ProcessPodRuntime implements PodsPort {
     return [...this.#pods.values()].filter((r) => !r.final && !r.terminating).map((r) => r.pod);
   }
 
+  /**
+   * Pods that have not terminated: the active ones and those being killed, whose processes still
+   * hold what they were admitted with. What the kubelet's admission counts a new pod against
+   * (`filterOutInactivePods`: a pod whose termination was requested counts until it is over).
+   */
+  nonTerminatedPods(): RunnablePod[] {
+    return [...this.#pods.values()].filter((r) => !r.final || r.kill !== undefined).map((r) => r.pod);
+  }
+
   /** Status files that {@link loadPersisted} could not read back. */
   persistErrors(): readonly StatusFileError[] {
     return this.#persistErrors;
@@ -772,7 +781,10 @@ export class ProcessPodRuntime implements PodsPort {
       // The same process (pid and start time: ofContainer checks both), not a reused pid.
       if (pid !== undefined && mine.includes(pid)) {
         c.generation++;
-        this.#logger.info({ pod: record.pod.key, container: c.spec.name, pid }, "container adopted");
+        this.#logger.info(
+          { pod: record.pod.key, container: c.spec.name, containerPid: pid },
+          "container adopted",
+        );
         this.#supervisor.watchAdopted(record, c);
         continue;
       }

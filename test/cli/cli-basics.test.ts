@@ -1,5 +1,6 @@
 /**
- * The command line's own edges, as a user meets them: `--version`, a malformed `demo --seconds`,
+ * The command line's own edges, as a user meets them: `--version`, a malformed or endless `demo --seconds`,
+ * intervals longer than a timer holds,
  * and a reader that stops early (`evictd replay … | head -1`).
  */
 import assert from "node:assert/strict";
@@ -50,6 +51,33 @@ describe("evictd's command line", { skip: CLI_SKIP }, () => {
       const [line] = stderrLines(r);
       assert.match(line ?? "", /--seconds/);
       assert.ok(line?.includes(`'${value}'`), line);
+    }
+  });
+
+  test("demo --seconds past what a timer holds (2^31-1 ms) is a usage error saying the maximum; nothing runs", () => {
+    for (const value of ["1e9", "2147484"]) {
+      const r = runEvictd(["demo", "--seconds", value]);
+      assert.equal(r.status, 2, `--seconds ${value}: ${r.stdout}${r.stderr}`);
+      assertNoCrash(r);
+      assert.equal(r.stdout, "", "nothing ran");
+      assert.doesNotMatch(r.stderr, /TimeoutOverflowWarning/);
+      const lines = stderrLines(r);
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0] ?? "", /--seconds.*at most 2147483\.647 seconds/);
+    }
+  });
+
+  test("watch and record --interval past what a timer holds are refused (exit 2) before anything connects", () => {
+    for (const args of [
+      ["watch", "--node", "n", "--interval", "1000000h"],
+      ["record", "--node", "n", "--interval", "1000000h", "-o", join(dir, "never.jsonl")],
+    ]) {
+      const r = runEvictd(args);
+      assert.equal(r.status, 2, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
+      assertNoCrash(r);
+      assert.deepEqual(stderrLines(r), [
+        '--interval: expected a duration of at most 596h31m23.647s (the longest a timer holds), got "1000000h"',
+      ]);
     }
   });
 

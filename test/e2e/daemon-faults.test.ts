@@ -360,7 +360,9 @@ describe("evictd run: manifests deleted or edited while the daemon is down", { s
       );
       const pidOf = (d: Daemon, pod: string): number =>
         Number(
-          d.lines.findLast((l) => l.msg === "container started" && l["pod"] === `default/${pod}`)?.["pid"],
+          d.lines.findLast((l) => l.msg === "container started" && l["pod"] === `default/${pod}`)?.[
+            "containerPid"
+          ],
         );
       // "container started" is logged once the pid is known, which may be after /status says Running.
       await waitUntil(

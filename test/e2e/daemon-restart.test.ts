@@ -74,7 +74,7 @@ describe("evictd run: a restart loses no pod status", { skip: E2E_SKIP }, () => 
         (l: LogLine) => l.msg === "container started" && l["pod"] === "default/steady",
         5000,
       );
-      steadyPid = Number(started["pid"]);
+      steadyPid = Number(started["containerPid"]);
       const exit = await first.stop();
       assert.deepEqual(exit, { code: 0, signal: null }, `first daemon: exit 0 on SIGTERM${first.tail()}`);
       cgroupsKept = node.cgroupDirs().length > 0;
@@ -142,10 +142,10 @@ describe("evictd run: a restart loses no pod status", { skip: E2E_SKIP }, () => 
     assert.ok(after2 !== undefined && steadyPid !== undefined && second !== undefined);
     const mine = second.lines
       .filter((l) => l["pod"] === "default/steady")
-      .map((l) => `${l.msg} ${JSON.stringify(l["pid"])}`);
+      .map((l) => `${l.msg} ${JSON.stringify(l["containerPid"])}`);
     const adopted = second.lines.find((l) => l.msg === "container adopted" && l["pod"] === "default/steady");
     assert.equal(
-      adopted?.["pid"],
+      adopted?.["containerPid"],
       steadyPid,
       `expected "container adopted" for pid ${steadyPid}; the second daemon logged for default/steady: ${JSON.stringify(mine)}`,
     );

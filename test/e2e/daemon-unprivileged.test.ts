@@ -117,7 +117,9 @@ describe("evictd run without root", { skip: typeof wrapper === "string" ? wrappe
     assert.deepEqual(exit, { code: 0, signal: null }, daemon.tail());
     assert.ok(daemon.lines.some((l) => l.msg === "evictd stopped"));
     // Without cgroups the daemon stops every pod's processes itself: none may outlive it.
-    const pids = daemon.lines.filter((l) => l.msg === "container started").map((l) => Number(l["pid"]));
+    const pids = daemon.lines
+      .filter((l) => l.msg === "container started")
+      .map((l) => Number(l["containerPid"]));
     assert.equal(pids.length, 2, daemon.tail());
     const alive = pids.filter(isAlive);
     assert.deepEqual(alive, [], "processes of the node's pods survived the daemon");

@@ -492,6 +492,8 @@ export interface DecisionRecord {
 export class Daemon {
   readonly child: ChildProcess;
   readonly lines: LogLine[] = [];
+  /** The log lines as written (JSON.parse keeps only the last of duplicated keys). */
+  readonly rawLines: string[] = [];
   readonly stderr: string[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   url = "";
@@ -513,6 +515,7 @@ export class Daemon {
       this.#partial = parts.pop() ?? "";
       for (const p of parts) {
         if (p.trim() === "") continue;
+        this.rawLines.push(p);
         try {
           this.lines.push(JSON.parse(p) as LogLine);
         } catch {

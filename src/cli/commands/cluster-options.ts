@@ -11,7 +11,7 @@ import {
 } from "../../app/cluster/eviction-settings.js";
 import { loadEvictionConfig } from "../../formats/load-eviction-config.js";
 import type { ConnectClusterNodeOptions } from "../../kubernetes/index.js";
-import { durationToMs, parseGoDuration } from "../../core/time/duration.js";
+import { durationToMs, formatDurationMs, parseGoDuration } from "../../core/time/duration.js";
 import type { Issue } from "../../core/issues.js";
 import { parseListenAddress } from "../../core/node/listen-address.js";
 
@@ -85,8 +85,17 @@ export function connectOptions(o: ClusterCliOptions, issues: Issue[]): ConnectCl
   };
 }
 
-/** A positive Go duration option (`10s`, `1h30m`) in ms. */
-export function durationOption(name: string, value: string, issues: Issue[], minimumMs = 1): number {
+/**
+ * A positive Go duration option (`10s`, `1h30m`) in ms. `maximumMs` bounds a period that feeds a
+ * timer (TIMER_MAX_MS: a longer one would fire at once).
+ */
+export function durationOption(
+  name: string,
+  value: string,
+  issues: Issue[],
+  minimumMs = 1,
+  maximumMs = Infinity,
+): number {
   try {
     const ms = durationToMs(parseGoDuration(value));
     if (ms < minimumMs) {
@@ -94,6 +103,15 @@ export function durationOption(name: string, value: string, issues: Issue[], min
         issue(name, `expected a duration of at least ${minimumMs} ms, got ${JSON.stringify(value)}`),
       );
       return minimumMs;
+    }
+    if (ms > maximumMs) {
+      issues.push(
+        issue(
+          name,
+          `expected a duration of at most ${formatDurationMs(maximumMs)} (the longest a timer holds), got ${JSON.stringify(value)}`,
+        ),
+      );
+      return maximumMs;
     }
     return ms;
   } catch {

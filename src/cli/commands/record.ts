@@ -16,6 +16,7 @@ import {
   type ClusterCliOptions,
 } from "./cluster-options.js";
 import { systemClock } from "../system-clock.js";
+import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 
 export async function recordCommand(
@@ -24,7 +25,7 @@ export async function recordCommand(
   const issues: Issue[] = [];
   const connect = connectOptions(opts, issues);
   const durationMs = durationOption("--duration", opts.duration, issues, 0);
-  const intervalMs = durationOption("--interval", opts.interval, issues, 100);
+  const intervalMs = durationOption("--interval", opts.interval, issues, 100, TIMER_MAX_MS);
   if (opts.output.trim() === "")
     issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
   if (issues.length > 0) throw new InputError(issues);

@@ -355,7 +355,10 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   // New pods go through admission against the conditions the loop reports now.
   const listener: ManifestListener = {
     added: (pod: RunnablePod) => {
-      const verdict = admitPodToNode(pod, conditions(), runtime.activePods(), spec.allocatableMemoryBytes);
+      const verdict = admitPodToNode(pod, conditions(), runtime.nonTerminatedPods(), {
+        memoryBytes: spec.allocatableMemoryBytes,
+        pods: spec.maxPods,
+      });
       const action = verdict.admit
         ? runtime.start(pod)
         : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });

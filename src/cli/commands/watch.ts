@@ -42,6 +42,7 @@ import { ownProcessFigures } from "../../linux/own-process.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { systemClock } from "../system-clock.js";
+import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import {
   clusterEvictionSettings,
   connectOptions,
@@ -280,7 +281,7 @@ export interface WatchCliOptions extends ClusterCliOptions, NodeLocalCliOptions 
 export async function watchCommand(opts: WatchCliOptions): Promise<number> {
   const issues: Issue[] = [];
   const connect = connectOptions(opts, issues);
-  const intervalMs = durationOption("--interval", opts.interval, issues, 100);
+  const intervalMs = durationOption("--interval", opts.interval, issues, 100, TIMER_MAX_MS);
   const listen = listenOption(opts.listen, issues);
   if (opts.useEvictionApi && !opts.enforce)
     issues.push({

@@ -34,6 +34,46 @@ describe("parseNodeSpec", () => {
     assert.equal(r.spec.podsMemoryLimitBytes, 4n * 1024n ** 3n);
     assert.equal(r.spec.allocatableMemoryBytes, 4n * 1024n ** 3n - 100n * 1024n ** 2n);
     assert.equal(r.spec.podsPidsLimit, 4096n);
+    assert.equal(r.spec.maxPods, 110);
+  });
+
+  test("maxPods comes from the config (inline); problems there are collected with the rest", () => {
+    const ok = parseNodeSpec({ raw: { ...base, config: { maxPods: 3 } }, hostname: "box" });
+    assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.issues));
+    assert.equal(ok.spec.maxPods, 3);
+    const bad = parseNodeSpec({
+      raw: { ...base, capacity: { memory: "lots" }, config: { maxPods: -1, cgroupDriver: "systemd" } },
+      hostname: "box",
+    });
+    assert.ok(!bad.ok);
+    assert.deepEqual(
+      bad.issues.map((i) => [i.severity, i.path]),
+      [
+        ["error", "capacity.memory"],
+        ["warning", "config.cgroupDriver"],
+        ["error", "config.maxPods"],
+      ],
+    );
+  });
+
+  test("a housekeepingInterval longer than a timer holds is an error naming the limit and the value", () => {
+    const r = parseNodeSpec({ raw: { ...base, housekeepingInterval: "1000000h" }, hostname: "box" });
+    assert.ok(!r.ok);
+    assert.deepEqual(
+      r.issues.map((i) => [i.path, i.message]),
+      [
+        [
+          "housekeepingInterval",
+          'must be at most 596h31m23.647s (the longest a timer holds), got "1000000h"',
+        ],
+      ],
+    );
+    const longest = parseNodeSpec({
+      raw: { ...base, housekeepingInterval: "596h31m23.647s" },
+      hostname: "box",
+    });
+    assert.ok(longest.ok);
+    assert.equal(longest.spec.housekeepingIntervalMs, 2 ** 31 - 1);
   });
 
   test("reservations give the pods limit; a percentage hard threshold is taken of capacity", () => {

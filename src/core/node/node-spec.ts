@@ -5,8 +5,10 @@
  * Parsing is pure and collects every problem; reading files is the adapters' job.
  */
 import { parseListenAddress } from "./listen-address.js";
+import { readNodeKubeletSettings } from "./read-node-kubelet-settings.js";
 import { buildEvictionConfig } from "../config/build-eviction-config.js";
 import { DurationError, durationToMs, parseGoDuration } from "../time/duration.js";
+import { TIMER_MAX_MS, TIMER_MAX_TEXT } from "../time/timer-limit.js";
 import { IssueList, pathKey, type Issue } from "../issues.js";
 import type { EvictionConfig } from "../model.js";
 import { thresholdQuantity } from "../engine/threshold-quantity.js";
@@ -35,6 +37,8 @@ export interface NodeSpec {
   readonly podsPidsLimit?: bigint;
   /** Allocatable memory the node reports: the pods limit minus the hard memory.available threshold. */
   readonly allocatableMemoryBytes: bigint;
+  /** Allocatable pods (the KubeletConfiguration's maxPods, default 110): a pod past it is rejected OutOfpods. */
+  readonly maxPods: number;
   /** Its filesystem is nodefs: pod logs, emptyDirs, writable directories, pod status. */
   readonly stateDir: string;
   /** A separate image filesystem, when the node has one. */
@@ -235,6 +239,12 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
         );
       const ms = durationToMs(parseGoDuration(v));
       if (ms <= 0) issues.error("housekeepingInterval", "range", `must be positive, got ${describeValue(v)}`);
+      else if (ms > TIMER_MAX_MS)
+        issues.error(
+          "housekeepingInterval",
+          "range",
+          `must be at most ${TIMER_MAX_TEXT} (the longest a timer holds), got ${describeValue(v)}`,
+        );
       else housekeepingIntervalMs = ms;
     } catch (e) {
       if (!(e instanceof DurationError)) throw e;
@@ -272,6 +282,7 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
     flagsPath: "flags",
   });
   issues.items.push(...(built.ok ? built.warnings : built.issues));
+  const { maxPods } = readNodeKubeletSettings(config, "config", issues);
 
   const mem = capacity.memoryBytes ?? 0n;
   const reserved = (systemReserved.memoryBytes ?? 0n) + (kubeReserved.memoryBytes ?? 0n);
@@ -305,6 +316,7 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
       podsMemoryLimitBytes,
       ...(podsPidsLimit !== undefined ? { podsPidsLimit } : {}),
       allocatableMemoryBytes: podsMemoryLimitBytes - hardBytes,
+      maxPods,
       stateDir,
       ...(imagefsDir !== undefined ? { imagefsDir } : {}),
       manifestDir,

@@ -96,6 +96,23 @@ describe("NotificationWakePort", () => {
     assert.equal(timed.notification, false);
     assert.equal(timed.reason, "housekeeping");
   });
+  test("a housekeeping wait longer than a timer holds is not cut to 1 ms, and raises no TimeoutOverflowWarning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const port = new NotificationWakePort({ sources: [], now: () => 0 });
+      const stop = new AbortController();
+      const waiting = port.next(2 ** 31 * 1000, stop.signal);
+      // An overflowed timer fires after 1 ms, long before this abort.
+      setTimeout(() => stop.abort(), 200);
+      assert.equal((await waiting).reason, "shutdown");
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
 
 const own = ownMemoryCgroupV1();

@@ -7,6 +7,7 @@
 import type { StatsSample, Wake, WakePort } from "../../app/ports.js";
 import { memoryThresholdArming } from "../../core/engine/memory-threshold-arming.js";
 import type { Threshold } from "../../core/model.js";
+import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import type { ThresholdWakeSource, WakeSource } from "./wake-source.js";
 import type { WorkingSetPoller } from "./working-set-poller.js";
 
@@ -87,9 +88,10 @@ export class NotificationWakePort implements WakePort {
         resolve(w);
       };
       const onAbort = (): void => done({ reason: "shutdown", at: this.o.now(), notification: false });
+      // A timer holds at most TIMER_MAX_MS (a longer one fires at once); an early housekeeping wake is harmless.
       const timer = setTimeout(
         () => done({ reason: "housekeeping", at: this.o.now(), notification: false }),
-        timeoutMs,
+        Math.min(timeoutMs, TIMER_MAX_MS),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiter = done;
