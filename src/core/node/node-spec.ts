@@ -5,7 +5,9 @@
  * Parsing is pure and collects every problem; reading files is the adapters' job.
  */
 import { parseListenAddress } from "./listen-address.js";
+import { readDecisionLogBounds, type DecisionLogBounds } from "./decision-log-bounds.js";
 import { buildEvictionConfig } from "../config/build-eviction-config.js";
+import { readContainerLogPolicy, type ContainerLogPolicy } from "../config/container-log-settings.js";
 import { DurationError, durationToMs, parseGoDuration } from "../time/duration.js";
 import { IssueList, pathKey, type Issue } from "../issues.js";
 import type { EvictionConfig } from "../model.js";
@@ -48,6 +50,10 @@ export interface NodeSpec {
   readonly listen: { readonly host: string; readonly port: number };
   /** Use kernel notifications (memcg thresholds, PSI) to wake the loop between housekeeping runs. */
   readonly notifications: boolean;
+  /** Rotation of `<stateDir>/decisions.jsonl` (the node file's `decisionLog`). */
+  readonly decisionLog: DecisionLogBounds;
+  /** Rotation of the containers' logs (the KubeletConfiguration's `containerLog*` fields). */
+  readonly containerLogs: ContainerLogPolicy;
 }
 
 export interface NodeSpecInput {
@@ -75,6 +81,7 @@ const KNOWN = new Set([
   "housekeepingInterval",
   "listen",
   "notifications",
+  "decisionLog",
 ]);
 
 function quantityField(
@@ -272,6 +279,8 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
     flagsPath: "flags",
   });
   issues.items.push(...(built.ok ? built.warnings : built.issues));
+  const containerLogs = readContainerLogPolicy(config, "config", issues);
+  const decisionLog = readDecisionLogBounds(raw["decisionLog"], "decisionLog", issues);
 
   const mem = capacity.memoryBytes ?? 0n;
   const reserved = (systemReserved.memoryBytes ?? 0n) + (kubeReserved.memoryBytes ?? 0n);
@@ -312,6 +321,8 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
       housekeepingIntervalMs,
       listen,
       notifications,
+      decisionLog,
+      containerLogs,
     },
   };
 }
