@@ -1,8 +1,8 @@
 /**
  * The files of one container's log, as the kubelet's container log manager names them: the live
- * `<container>.log`, rotated copies `<container>.log.<YYYYMMDD-HHMMSS>` (UTC here; a second
- * rotation within the same second gets `-1`, `-2`…), compressed `….gz`, and `….tmp` while a copy
- * or a compression is being written. Every one of them is `<live>.<suffix>`, which is how the
+ * `<container>.log`, rotated copies `<container>.log.<YYYYMMDD-HHMMSS>` (UTC here; another
+ * rotation within that second gets `-1`, `-2`…, so that names keep the rotations' order),
+ * compressed `….gz`, and `….tmp` while a copy or a compression is being written. Every one of them is `<live>.<suffix>`, which is how the
  * stats collector counts them all towards the pod's ephemeral storage (`isLogOf`).
  */
 import { readdir } from "node:fs/promises";
@@ -71,10 +71,14 @@ export async function rotatedLogs(live: string): Promise<RotatedLog[]> {
   );
 }
 
-/** A stem for a rotation at `epochMs` that no file of `existing` uses yet. */
+/**
+ * A stem for a rotation at `epochMs` that orders after every file of `existing` (oldest first):
+ * the time's stamp, or, when a rotation of that second (or a later one: the clock went back) is
+ * already there, the newest stamp with the next number.
+ */
 export function freshStem(epochMs: number, existing: readonly RotatedLog[]): string {
   const stamp = rotationStamp(epochMs);
-  const taken = new Set(existing.map((r) => r.stem));
-  if (!taken.has(stamp)) return stamp;
-  for (let n = 1; ; n++) if (!taken.has(`${stamp}-${n}`)) return `${stamp}-${n}`;
+  const newest = existing.at(-1)?.order;
+  if (newest === undefined || newest[0] < stamp) return stamp;
+  return `${newest[0]}-${newest[1] + 1}`;
 }

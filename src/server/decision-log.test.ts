@@ -331,7 +331,7 @@ describe(
         truncateSync(file, 0);
       }
       // Reported, not asserted: how often the kernel stopped a write part-way depends on the machine.
-      console.log(`# ${torn} of 12 kills left a torn record, cut on open`);
+      console.log(`${torn} of 12 kills left a torn record, cut on open`);
     });
   },
 );
