@@ -1,8 +1,10 @@
 /**
  * Container garbage collection ("delete all unused containers", the kubelet's nodefs reclaim):
- * the writable directories and logs of the dead containers of terminated pods.
+ * the writable directories and logs of the dead containers of terminated pods, rotated logs
+ * included (the kubelet's log manager `Clean` removes `<log>*`).
  */
-import { lstat, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { diskUsageBytes } from "./disk-usage.js";
 import type { PodRecord } from "./pod-record.js";
 
@@ -30,7 +32,8 @@ export async function collectDeadContainers(
   for (const record of records) {
     if (!isTerminated(record) || (await hasProcesses(record))) continue;
     for (const c of record.containers) {
-      for (const path of [record.paths.containerDir(c.spec.name), record.paths.log(c.spec.name)]) {
+      const live = record.paths.log(c.spec.name);
+      for (const path of [record.paths.containerDir(c.spec.name), live, ...(await rotatedCopies(live))]) {
         if (
           !(await lstat(path).then(
             () => true,
@@ -46,4 +49,11 @@ export async function collectDeadContainers(
     }
   }
   return { freedBytes, removed };
+}
+
+/** Every `<live>.<suffix>` file next to a live log: rotated, compressed or half-written copies. */
+async function rotatedCopies(live: string): Promise<string[]> {
+  const prefix = `${basename(live)}.`;
+  const names = await readdir(dirname(live)).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith(prefix)).map((n) => join(dirname(live), n));
 }

@@ -3,7 +3,6 @@
  * the metrics, the evictions /status lists, one human line per eviction in the log, and a line in
  * the decision log (the replay step record).
  */
-import { appendFileSync } from "node:fs";
 import type { StepTimings } from "../app/loop/eviction-loop.js";
 import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import type { LoggerPort } from "../app/ports.js";
@@ -12,6 +11,7 @@ import type { FilesystemLayout, Threshold } from "../core/model.js";
 import { ReportCollector, type ReportData } from "../app/report/report-data.js";
 import { LIVE_WINDOW_MS } from "../app/report/live-page-window.js";
 import { isSignal, SIGNALS } from "../core/signals.js";
+import type { DecisionLog } from "./decision-log.js";
 import { daemonStepRecord } from "./decision-record.js";
 import type { DaemonMetrics } from "./metrics.js";
 
@@ -21,7 +21,7 @@ export interface StepJournalOptions {
   readonly thresholds: readonly Threshold[];
   readonly startedAt: number;
   /** The decision log (JSON lines); none when absent. */
-  readonly decisionLog?: string;
+  readonly decisionLog?: DecisionLog;
   /** What an eviction is called in the log: "evicted", "would evict" (shadow mode). */
   readonly verb?: string;
   /** The node's filesystem layout, for the live page's thresholds (default single). */
@@ -37,8 +37,6 @@ export class StepJournal {
   readonly evictions: EvictionRecord[] = [];
   readonly evictionCounts: Record<string, number> = {};
   private readonly o: StepJournalOptions;
-  /** The last append failed, perhaps part-way. */
-  #torn = false;
   /** The last {@link LIVE_WINDOW_MS} of steps, for the page at `/`. */
   readonly #live: ReportCollector;
 
@@ -103,21 +101,7 @@ export class StepJournal {
         `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
       );
     }
-    if (this.o.decisionLog !== undefined) {
-      // After a failed append (ENOSPC) part of a record may be in the file: the next record starts
-      // on a line of its own, so the torn one stays one invalid line that readers skip, and is not
-      // joined to a good one.
-      const line = JSON.stringify(daemonStepRecord(step, this.o.startedAt)) + "\n";
-      try {
-        appendFileSync(this.o.decisionLog, this.#torn ? `\n${line}` : line);
-        if (this.#torn) log.info({ file: this.o.decisionLog }, "appending to the decision log again");
-        this.#torn = false;
-      } catch (e) {
-        if (!this.#torn)
-          log.warn({ err: String(e), file: this.o.decisionLog }, "cannot append to the decision log");
-        this.#torn = true;
-      }
-    }
+    this.o.decisionLog?.append(daemonStepRecord(step, this.o.startedAt));
   }
 }
 

@@ -190,6 +190,8 @@ export interface NodeFileOptions {
   readonly flags?: readonly string[];
   readonly housekeepingInterval?: string;
   readonly notifications?: boolean;
+  /** The node file's `decisionLog` rotation bounds (default: the daemon's). */
+  readonly decisionLog?: { readonly maxSize?: string; readonly maxFiles?: number };
   /** Defaults: an ephemeral loopback port, and the node's own state and manifest directories. */
   readonly listen?: string;
   readonly stateDir?: string;
@@ -269,6 +271,7 @@ export class TestNode {
       housekeepingInterval: o.housekeepingInterval ?? "1s",
       listen: o.listen ?? "127.0.0.1:0",
       ...(o.notifications !== undefined ? { notifications: o.notifications } : {}),
+      ...(o.decisionLog !== undefined ? { decisionLog: o.decisionLog } : {}),
     };
     // JSON is YAML.
     await writeFile(this.nodeFile, JSON.stringify(doc, null, 2) + "\n");
@@ -290,10 +293,19 @@ export class TestNode {
     return daemon;
   }
 
-  /** The decision log, one parsed record per line. */
+  /** The decision log, one parsed record per line, oldest first: the rotated files (`.N` … `.1`), then the live one. */
   async decisions(): Promise<DecisionRecord[]> {
-    const text = await readFile(join(this.stateDir, "decisions.jsonl"), "utf8").catch(() => "");
-    return text
+    const rotated = readdirSync(this.stateDir)
+      .map((name) => /^decisions\.jsonl\.([1-9][0-9]*)$/.exec(name)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => b - a);
+    const files = [...rotated.map((n) => `decisions.jsonl.${n}`), "decisions.jsonl"];
+    const texts = await Promise.all(
+      files.map((f) => readFile(join(this.stateDir, f), "utf8").catch(() => "")),
+    );
+    return texts
+      .join("")
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l) as DecisionRecord);

@@ -19,6 +19,7 @@ import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-drive
 import { ManifestSource, type ManifestListener } from "../../runtime/manifest-source.js";
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
+import { activeContainerLogs, ContainerLogMonitor } from "../../runtime/container-log-monitor.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
 import { rejectedPodStatus } from "../../core/admission.js";
 import { admitPodToNode } from "../../core/node-admission.js";
@@ -31,6 +32,7 @@ import { DaemonMetrics } from "../../server/metrics.js";
 import { ownProcessFigures } from "../../linux/own-process.js";
 import { startHttpServer, type DaemonHttpServer } from "../../server/http-server.js";
 import { StepJournal } from "../../server/step-journal.js";
+import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
 import type { PodsUpdate } from "../loop-thread/protocol.js";
@@ -236,6 +238,13 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     journal: { writer: finalStatuses, found: reservation.latest },
   });
   capabilities.push(...runtime.capabilities);
+  const containerLogs = new ContainerLogMonitor({
+    policy: spec.containerLogs,
+    logs: () => activeContainerLogs(runtime),
+    clock: systemClock,
+    log,
+  });
+  capabilities.push(containerLogs.capability);
 
   const pods: PodsPort = options.dryRun
     ? new DryRunPods({ pods: runtime, clock: systemClock, logger: log })
@@ -259,7 +268,11 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     log,
     thresholds: spec.eviction.thresholds,
     startedAt,
-    decisionLog: join(spec.stateDir, "decisions.jsonl"),
+    decisionLog: DecisionLog.open({
+      file: join(spec.stateDir, "decisions.jsonl"),
+      log,
+      bounds: spec.decisionLog,
+    }),
     layout,
     config: spec.eviction,
   });
@@ -424,6 +437,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     // Against the pods restored from the state directory: what changed while no daemon ran.
     await manifests.start(runtime.knownPods());
     schedulePodsUpdate();
+    containerLogs.start();
     options.onReady?.({
       url: server.url,
       nodeCgroup: driver && nodeCgroups ? driver.directories(nodeCgroups.node).memory : undefined,
@@ -433,6 +447,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     failure = e;
   } finally {
     manifests.stop();
+    await containerLogs.stop();
     try {
       await thread?.stop();
     } catch (e) {

@@ -7,7 +7,6 @@
  * the decision log and a replayable trace of exactly what the loop saw. Logs are JSON lines on
  * stdout (pino). The composition root of the verb: the parts come from app/ and the adapters.
  */
-import { writeFileSync } from "node:fs";
 import { pino } from "pino";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import { LatestSummary } from "../../app/cluster/latest-summary.js";
@@ -40,6 +39,7 @@ import { startHttpServer } from "../../server/http-server.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { ownProcessFigures } from "../../linux/own-process.js";
 import { StepJournal } from "../../server/step-journal.js";
+import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { systemClock } from "../system-clock.js";
 import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
@@ -160,13 +160,16 @@ export async function runWatch(o: WatchOptions): Promise<void> {
 
     const metrics = new DaemonMetrics({ process: ownProcessFigures() });
     const startedAt = clock.now();
-    if (o.decisionLog !== undefined) writeFileSync(o.decisionLog, "");
+    const decisionLog =
+      o.decisionLog !== undefined
+        ? DecisionLog.open({ file: o.decisionLog, log, namedByOperator: true })
+        : undefined;
     const journal = new StepJournal({
       metrics,
       log,
       thresholds: settings.config.thresholds,
       startedAt,
-      ...(o.decisionLog !== undefined ? { decisionLog: o.decisionLog } : {}),
+      ...(decisionLog !== undefined ? { decisionLog } : {}),
       verb: o.mode === "shadow" ? "would evict" : "evicted",
       config: settings.config,
     });

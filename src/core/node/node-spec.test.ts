@@ -146,4 +146,52 @@ describe("parseNodeSpec", () => {
     assert.ok(!r.ok);
     assert.ok(r.issues.some((i) => i.path === "capacity.memory" && i.code === "required"));
   });
+
+  test("the files on nodefs are bounded by default: decisions.jsonl 10Mi × 5, container logs 10Mi × 5 every 10s", () => {
+    const r = parseNodeSpec({ raw: base, hostname: "h" });
+    assert.ok(r.ok);
+    assert.deepEqual(r.spec.decisionLog, { maxBytes: 10 * 1024 * 1024, maxFiles: 5 });
+    assert.deepEqual(r.spec.containerLogs, {
+      maxBytes: 10 * 1024 * 1024,
+      maxFiles: 5,
+      monitorIntervalMs: 10_000,
+    });
+  });
+
+  test("decisionLog and the config's containerLog fields are read; their problems are collected with the others", () => {
+    const ok = parseNodeSpec({
+      raw: {
+        ...base,
+        decisionLog: { maxSize: "1Mi", maxFiles: 3 },
+        config: { containerLogMaxSize: "1Mi", containerLogMaxFiles: 3, containerLogMonitorInterval: "3s" },
+      },
+      hostname: "h",
+    });
+    assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.issues));
+    assert.deepEqual(ok.spec.decisionLog, { maxBytes: 1024 * 1024, maxFiles: 3 });
+    assert.deepEqual(ok.spec.containerLogs, { maxBytes: 1024 * 1024, maxFiles: 3, monitorIntervalMs: 3000 });
+
+    const bad = parseNodeSpec({
+      raw: {
+        ...base,
+        decisionLog: { maxSize: "1k", maxFiles: 1, keep: 2 },
+        config: { containerLogMaxFiles: 0, evictionHard: { "memory.available": "x" } },
+      },
+      hostname: "h",
+    });
+    assert.ok(!bad.ok);
+    const lines = bad.issues.map((i) => `${i.severity} ${i.path}: ${i.message}`);
+    for (const re of [
+      /^error decisionLog\.maxSize: must be at least 16Ki, got "1k"/,
+      /^error decisionLog\.maxFiles: must be from 2 .* got 1/,
+      /^warning decisionLog\.keep: unknown field/,
+      /^error config\.containerLogMaxFiles: must be greater than 1/,
+      /^error config\.evictionHard\["memory\.available"\]/,
+    ])
+      assert.ok(
+        lines.some((l) => re.test(l)),
+        `${re} not in\n${lines.join("\n")}`,
+      );
+    assert.ok(!bad.issues.some((i) => i.path === "decisionLog" && i.code === "unknown-field"));
+  });
 });

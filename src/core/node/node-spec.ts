@@ -6,7 +6,9 @@
  */
 import { parseListenAddress } from "./listen-address.js";
 import { readNodeKubeletSettings } from "./read-node-kubelet-settings.js";
+import { readDecisionLogBounds, type DecisionLogBounds } from "./decision-log-bounds.js";
 import { buildEvictionConfig } from "../config/build-eviction-config.js";
+import { readContainerLogPolicy, type ContainerLogPolicy } from "../config/container-log-settings.js";
 import { DurationError, durationToMs, parseGoDuration } from "../time/duration.js";
 import { TIMER_MAX_MS, TIMER_MAX_TEXT } from "../time/timer-limit.js";
 import { IssueList, pathKey, type Issue } from "../issues.js";
@@ -52,6 +54,10 @@ export interface NodeSpec {
   readonly listen: { readonly host: string; readonly port: number };
   /** Use kernel notifications (memcg thresholds, PSI) to wake the loop between housekeeping runs. */
   readonly notifications: boolean;
+  /** Rotation of `<stateDir>/decisions.jsonl` (the node file's `decisionLog`). */
+  readonly decisionLog: DecisionLogBounds;
+  /** Rotation of the containers' logs (the KubeletConfiguration's `containerLog*` fields). */
+  readonly containerLogs: ContainerLogPolicy;
 }
 
 export interface NodeSpecInput {
@@ -79,6 +85,7 @@ const KNOWN = new Set([
   "housekeepingInterval",
   "listen",
   "notifications",
+  "decisionLog",
 ]);
 
 function quantityField(
@@ -283,6 +290,8 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
   });
   issues.items.push(...(built.ok ? built.warnings : built.issues));
   const { maxPods } = readNodeKubeletSettings(config, "config", issues);
+  const containerLogs = readContainerLogPolicy(config, "config", issues);
+  const decisionLog = readDecisionLogBounds(raw["decisionLog"], "decisionLog", issues);
 
   const mem = capacity.memoryBytes ?? 0n;
   const reserved = (systemReserved.memoryBytes ?? 0n) + (kubeReserved.memoryBytes ?? 0n);
@@ -324,6 +333,8 @@ export function parseNodeSpec(input: NodeSpecInput): NodeSpecResult {
       housekeepingIntervalMs,
       listen,
       notifications,
+      decisionLog,
+      containerLogs,
     },
   };
 }

@@ -20,6 +20,9 @@ export const RUN_HONOURED_KUBELET_FIELDS: Readonly<Record<string, string>> = {
   localStorageCapacityIsolation: "local storage evictions (emptyDir sizeLimit, ephemeral-storage limits)",
   enforceNodeAllocatable: "pods: the allocatableMemory.available threshold",
   maxPods: "admission: a pod past it is rejected OutOfpods",
+  containerLogMaxSize: "container logs: rotated at this size",
+  containerLogMaxFiles: "container logs: files kept per container",
+  containerLogMonitorInterval: "container logs: how often their size is looked at",
 };
 
 const NODE_FILE_LISTEN = "run serves one plain-HTTP address: the node file's listen";
@@ -37,7 +40,8 @@ const NODE_FILE_RESERVED =
   "run takes reservations from the node file's top level (systemReserved, kubeReserved)";
 const NO_SHUTDOWN =
   "run does not watch for node shutdown: SIGTERM stops the daemon and its pods keep running (--cleanup-on-exit stops them)";
-const CONTAINER_LOGS = "run keeps container logs under the node file's stateDir, by rules of its own";
+const CONTAINER_LOGS = "run keeps container logs under the node file's stateDir";
+const ONE_ROTATION = "run rotates container logs one at a time";
 const NO_SECURITY = "run starts containers as plain host processes";
 
 /** Fields a kubelet acts on and `evictd run` does not: field → why, said in the warning. */
@@ -70,10 +74,7 @@ export const RUN_UNHONOURED_KUBELET_FIELDS: Readonly<Record<string, string>> = {
   httpCheckFrequency: MANIFEST_DIR,
   syncFrequency: MANIFEST_DIR,
   podLogsDir: CONTAINER_LOGS,
-  containerLogMaxSize: CONTAINER_LOGS,
-  containerLogMaxFiles: CONTAINER_LOGS,
-  containerLogMaxWorkers: CONTAINER_LOGS,
-  containerLogMonitorInterval: CONTAINER_LOGS,
+  containerLogMaxWorkers: ONE_ROTATION,
   registryPullQPS: NO_IMAGES,
   registryBurst: NO_IMAGES,
   imagePullCredentialsVerificationPolicy: NO_IMAGES,
