@@ -5,6 +5,7 @@
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatIssue } from "../core/issues.js";
 import { TIMER_MAX_MS, TIMER_MAX_TEXT } from "../core/time/timer-limit.js";
+import { scrubSecrets } from "../core/redact-secrets.js";
 import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
@@ -193,13 +194,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const issue of e.issues) process.stderr.write(formatIssue(issue) + "\n");
       return EXIT.input;
     }
+    // Library text (a client-node error, a stack) can quote what it read: scrubbed of credentials.
     if (e instanceof AdapterError) {
       // The environment said no (cluster unreachable, credentials refused, a file missing): not a bug.
-      process.stderr.write(`evictd: ${e.message}\n${e.hint !== undefined ? `  hint: ${e.hint}\n` : ""}`);
+      const hint = e.hint !== undefined ? `  hint: ${e.hint}\n` : "";
+      process.stderr.write(scrubSecrets(`evictd: ${e.message}\n${hint}`));
       return EXIT.environment;
     }
     process.stderr.write(
-      `evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      scrubSecrets(`evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
     );
     return EXIT.internal;
   }

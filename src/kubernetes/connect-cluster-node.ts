@@ -18,7 +18,7 @@ import { parseJsonExact } from "../formats/json/parse-json-exact.js";
 import type { ApiOperation } from "./api-operation.js";
 import { endpointUrl } from "./http-exchange.js";
 import { KubeApiError } from "./kube-api-error.js";
-import { KubeClient } from "./kube-client.js";
+import { KubeClient, type RetryNotice } from "./kube-client.js";
 import { apiServerEndpoint, kubeletEndpoint, type KubeEndpoint } from "./kube-endpoint.js";
 import { loadKubeConfig, type KubeConfigSelection } from "./load-kube-config.js";
 import { kubeletAddress } from "./node-address.js";
@@ -38,8 +38,13 @@ export interface ConnectClusterNodeOptions extends KubeConfigSelection {
   readonly kubeletInsecureTls?: boolean;
   /** CA bundle (PEM file) for the kubelet's serving certificate; default: the cluster CA. */
   readonly kubeletCa?: string;
-  /** Per-request time limit; default 30 s. */
+  /**
+   * Time one attempt of a request may take (connecting, then until the whole answer is in; for a
+   * watch until its headers are); 0: no limit. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}.
+   */
   readonly requestTimeoutMs?: number;
+  /** Told of every retry before its wait, for a log line. */
+  readonly onRetry?: (notice: RetryNotice) => void;
   /** The `timeoutSeconds` of each watch request; default 300. */
   readonly watchTimeoutSeconds?: number;
   readonly retry?: Partial<RetryPolicy>;
@@ -51,7 +56,13 @@ export interface ConnectClusterNodeOptions extends KubeConfigSelection {
   readonly now?: () => number;
 }
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * An API server answers a GET in well under a second and a kubelet's Summary comes from stats it
+ * already holds, so an attempt silent for 10 s is a server that is not answering; with the retry
+ * budget (30 s, timeouts counted) a call to such a server ends after two attempts. kubectl's own
+ * default is no limit, which a loop cannot live with.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const DEFAULT_WATCH_TIMEOUT_SECONDS = 300;
 const JSON_TYPE = "application/json";
 const STRATEGIC_MERGE_TYPE = "application/strategic-merge-patch+json";
@@ -66,12 +77,13 @@ export async function connectClusterNode(options: ConnectClusterNodeOptions): Pr
   const client = new KubeClient({
     retry: retryPolicyWith(options.retry),
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),
     identity: loaded.identity,
     sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, signal === undefined ? {} : { signal })),
     random: options.random ?? Math.random,
     now: options.now ?? Date.now,
   });
-  const api = apiServerEndpoint(loaded.kubeConfig, loaded.server, loaded.identity);
+  const api = apiServerEndpoint(loaded.kubeConfig, loaded.server, loaded.identity, loaded.tokenFile);
   const node = new ClusterNode(options, client, api, api);
   if (options.source !== "kubelet") return node;
 
@@ -91,6 +103,7 @@ export async function connectClusterNode(options: ConnectClusterNodeOptions): Pr
     address.port,
     { ca: await readCa(options.kubeletCa), insecure: options.kubeletInsecureTls === true },
     loaded.identity,
+    loaded.tokenFile,
   );
   return new ClusterNode(options, client, api, kubelet);
 }

@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { formatDurationMs } from "../core/time/duration.js";
 import { errnoCode } from "../errors.js";
 import type { KubeEndpoint } from "./kube-endpoint.js";
 
@@ -15,7 +16,10 @@ export interface ExchangeRequest {
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
-  /** Time allowed until the response headers arrive (and, for {@link exchange}, the whole body). */
+  /**
+   * Time allowed from the start (connecting included) until the response headers arrive and, for
+   * {@link exchange}, the whole body; 0: no limit. At most 2^31−1 ms (Node's longest timer).
+   */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
@@ -128,9 +132,21 @@ async function send(
       agent: prepared.agent,
       ...(prepared.auth === undefined ? {} : { auth: prepared.auth }),
     });
-    const timer = setTimeout(() => {
-      destroy(new TransportFailure("ETIMEDOUT", `no response within ${request.timeoutMs} ms`, false));
-    }, request.timeoutMs);
+    const timer =
+      request.timeoutMs > 0
+        ? setTimeout(() => {
+            // A connection that never opened (a dropped SYN) and one that opened but stayed silent.
+            const connected = req.socket !== null && !req.socket.connecting;
+            const what = connected ? "no response" : "no connection";
+            destroy(
+              new TransportFailure(
+                "ETIMEDOUT",
+                `${what} within ${formatDurationMs(request.timeoutMs)}`,
+                false,
+              ),
+            );
+          }, request.timeoutMs)
+        : undefined;
     const onAbort = (): void => {
       if (request.signal !== undefined) destroy(abortReason(request.signal));
     };

@@ -28,11 +28,32 @@ import {
 import { KubeApiError, type KubeApiErrorCode } from "./kube-api-error.js";
 import type { KubeEndpoint } from "./kube-endpoint.js";
 import { parseRetryAfter, retryDelay, type RetryPolicy } from "./retry-policy.js";
+import { formatDurationMs } from "../core/time/duration.js";
+
+/** A retry about to be made, for the log: what failed, which attempt it was, when the next one goes. */
+export interface RetryNotice {
+  readonly method: string;
+  readonly path: string;
+  /** Where the request went: "the API server at https://10.0.0.1:6443". */
+  readonly endpoint: string;
+  /** What went wrong: "no response within 10s", "503 Service Unavailable: ...". */
+  readonly problem: string;
+  /** The attempt that failed (1 for the first). */
+  readonly attempt: number;
+  /** The most attempts there will be (fewer when the time budget runs out first). */
+  readonly maxAttempts: number;
+  readonly retryInMs: number;
+  /** All of it in one line. */
+  readonly message: string;
+}
 
 /** What the client needs from its surroundings; clock, randomness and sleep are injectable for tests. */
 export interface KubeClientOptions {
   readonly retry: RetryPolicy;
+  /** Time one attempt may take (see ExchangeRequest.timeoutMs); 0: no limit. */
   readonly requestTimeoutMs: number;
+  /** Told of every retry before its wait. */
+  readonly onRetry?: (notice: RetryNotice) => void;
   /** Whose credentials are in use, for 401/403 messages. */
   readonly identity: string;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -189,23 +210,31 @@ export class KubeClient {
     };
   }
 
-  /** Runs attempts until one is final, the attempts are spent, or the waiting budget is. */
+  /**
+   * Runs attempts until one is final, the attempts are spent, or the time budget is. The budget
+   * (`totalDelayMs`) counts the waits and every attempt that timed out (a full request timeout
+   * each); after a timeout, a retry is made only if another full timeout still fits, so a server
+   * that accepts and never answers ends the call in bounded time.
+   */
   async #withRetries(
     endpoint: KubeEndpoint,
     request: ExchangeRequest,
     signal: AbortSignal | undefined,
     send: (request: ExchangeRequest) => Promise<ExchangeResponse> = (req) => exchange(endpoint, req),
   ): Promise<{ last: Attempt; attempts: number }> {
-    const { retry, sleep, random, now } = this.#options;
-    let waited = 0;
+    const { retry, sleep, random, now, requestTimeoutMs } = this.#options;
+    let spent = 0;
     for (let attempts = 1; ; attempts++) {
       const last = await attemptOnce(send, request);
+      const timedOut = last.kind === "failure" && last.failure.code === "ETIMEDOUT";
+      if (timedOut) spent += requestTimeoutMs;
       const verdict = retryVerdict(last, now());
       const limit = verdict?.disruptionBudget === true ? retry.disruptionBudgetAttempts : retry.attempts;
       if (verdict === undefined || attempts >= limit) return { last, attempts };
       const delay = retryDelay(retry, attempts - 1, verdict.retryAfterMs, random);
-      if (waited + delay > retry.totalDelayMs) return { last, attempts };
-      waited += delay;
+      if (spent + delay + (timedOut ? requestTimeoutMs : 0) > retry.totalDelayMs) return { last, attempts };
+      spent += delay;
+      this.#options.onRetry?.(retryNotice(endpoint, request, last, attempts, limit, delay));
       await sleep(delay, signal);
       signal?.throwIfAborted();
     }
@@ -233,7 +262,13 @@ export class KubeClient {
         reason: failure.code,
         transient: !failure.tls,
         cause: failure,
-        ...(failure.tls ? { hint: tlsHint(endpoint) } : {}),
+        ...(failure.tls
+          ? { hint: tlsHint(endpoint) }
+          : code === "kube-timeout"
+            ? {
+                hint: "the server did not answer in time (down, overloaded, or not an API server or kubelet); --request-timeout sets how long each attempt waits",
+              }
+            : {}),
       });
     }
     const { response, status } = last;
@@ -280,6 +315,36 @@ export class KubeClient {
       : `${failure.code}: ${failure.message}`;
     return `cannot reach ${endpoint.describe}: ${detail} (${request.method} ${request.path}${tries})`;
   }
+}
+
+function retryNotice(
+  endpoint: KubeEndpoint,
+  request: ExchangeRequest,
+  last: Attempt,
+  attempt: number,
+  maxAttempts: number,
+  retryInMs: number,
+): RetryNotice {
+  const problem =
+    last.kind === "failure"
+      ? last.failure.message.includes(last.failure.code)
+        ? last.failure.message
+        : `${last.failure.code}: ${last.failure.message}`
+      : `${statusLine(last.response.status)}${suffix(responseMessage(last.status, last.response.body))}`;
+  return {
+    method: request.method,
+    path: request.path,
+    endpoint: endpoint.describe,
+    problem,
+    attempt,
+    maxAttempts,
+    retryInMs,
+    message: `${request.method} ${request.path} on ${endpoint.describe} failed: ${problem} (attempt ${attempt} of at most ${maxAttempts}); retrying in ${formatDurationMs(retryInMs)}`,
+  };
+}
+
+function suffix(said: string): string {
+  return said === "" ? "" : `: ${said}`;
 }
 
 async function attemptOnce(

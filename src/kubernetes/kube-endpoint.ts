@@ -7,8 +7,10 @@
 import http from "node:http";
 import https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
+import { scrubSecrets } from "../core/redact-secrets.js";
 import { AdapterError } from "../errors.js";
 import { KeepAliveAgents } from "./keep-alive-agents.js";
+import type { TokenFile } from "./token-file.js";
 
 /** Headers and agent for one request. */
 export interface PreparedRequest {
@@ -37,8 +39,13 @@ export interface KubeletTls {
   readonly insecure: boolean;
 }
 
-/** The API server of the kubeconfig's current context. */
-export function apiServerEndpoint(kc: KubeConfig, server: string, identity: string): KubeEndpoint {
+/** The API server of the kubeconfig's current context (`tokenFile`: the user's, which client-node does not read). */
+export function apiServerEndpoint(
+  kc: KubeConfig,
+  server: string,
+  identity: string,
+  tokenFile?: TokenFile,
+): KubeEndpoint {
   const baseUrl = new URL(server);
   const agents = new KeepAliveAgents();
   return {
@@ -46,7 +53,7 @@ export function apiServerEndpoint(kc: KubeConfig, server: string, identity: stri
     baseUrl,
     describe: `the API server at ${baseUrl.origin}`,
     async prepare() {
-      const options = await credentialOptions(kc, identity);
+      const options = await credentialOptions(kc, identity, tokenFile);
       return {
         headers: headerRecord(options.headers),
         agent: agents.reuse(agentOf(options)),
@@ -63,6 +70,7 @@ export function kubeletEndpoint(
   port: number,
   tls: KubeletTls,
   identity: string,
+  tokenFile?: TokenFile,
 ): KubeEndpoint {
   const baseUrl = new URL(`https://${host.includes(":") ? `[${host}]` : host}:${port}`);
   const agents = new KeepAliveAgents();
@@ -71,7 +79,7 @@ export function kubeletEndpoint(
     baseUrl,
     describe: `the kubelet at ${baseUrl.origin}`,
     async prepare() {
-      const options = await credentialOptions(kc, identity);
+      const options = await credentialOptions(kc, identity, tokenFile);
       // The cluster's TLS server name and proxy belong to the API server, not to the node.
       const agent = new https.Agent({
         ...(options.cert === undefined ? {} : { cert: options.cert }),
@@ -88,20 +96,33 @@ export function kubeletEndpoint(
   };
 }
 
-/** client-node's view of the request options: headers, TLS material and an agent. */
-async function credentialOptions(kc: KubeConfig, identity: string): Promise<https.RequestOptions> {
+/**
+ * client-node's view of the request options: headers, TLS material and an agent; with a token
+ * file, its token as the bearer (read before anything is sent: an unreadable file throws here).
+ */
+async function credentialOptions(
+  kc: KubeConfig,
+  identity: string,
+  tokenFile: TokenFile | undefined,
+): Promise<https.RequestOptions> {
+  const token = tokenFile?.token();
   const options: https.RequestOptions = { headers: {} };
+  await applyOptions(kc, identity, options);
+  if (token !== undefined) options.headers = { ...options.headers, Authorization: `Bearer ${token}` };
+  return options;
+}
+
+async function applyOptions(kc: KubeConfig, identity: string, options: https.RequestOptions): Promise<void> {
   try {
     await kc.applyToHTTPSOptions(options);
   } catch (error) {
-    // Exec plugins that fail, unreadable token or certificate files, an expired OIDC refresh.
-    throw new AdapterError(
-      "kube-credentials",
-      `cannot get credentials (${identity}): ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    // Exec plugins that fail, unreadable token or certificate files, an expired OIDC refresh. A
+    // plugin's output or a provider's answer may quote a credential: scrubbed.
+    const said = scrubSecrets(error instanceof Error ? error.message : String(error));
+    throw new AdapterError("kube-credentials", `cannot get credentials (${identity}): ${said}`, {
+      cause: error,
+    });
   }
-  return options;
 }
 
 function agentOf(options: https.RequestOptions): http.Agent {

@@ -68,7 +68,7 @@ describe("loadKubeConfig", () => {
   }
 
   const problems: { name: string; text?: string; context?: string; want: RegExp }[] = [
-    { name: "a file that does not exist", want: /^cannot read kubeconfig .*missing: ENOENT/ },
+    { name: "a file that does not exist", want: /^cannot read kubeconfig .*missing: no such file$/ },
     {
       name: "an unknown context",
       text: kubeconfig({ a: {}, b: {} }, "a"),
@@ -86,7 +86,11 @@ describe("loadKubeConfig", () => {
       text: kubeconfig({ a: {} }, "a", "http://127.0.0.1:8080"),
       want: /uses plain HTTP \(http:\/\/127\.0\.0\.1:8080\)/,
     },
-    { name: "broken YAML", text: "clusters: [\n", want: /^cannot read kubeconfig / },
+    {
+      name: "broken YAML",
+      text: "clusters: [\n",
+      want: /^kubeconfig .*config-\d+ is not usable \(1 problem;.*\n {2}.*config-\d+:2:1: Flow sequence/,
+    },
   ];
   for (const c of problems) {
     test(`kubeconfig error: ${c.name}`, async () => {

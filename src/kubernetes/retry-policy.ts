@@ -12,7 +12,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** Longest single wait, Retry-After included. */
   readonly maxDelayMs: number;
-  /** Longest total of the waits for one call: a retry that would exceed it is not made. */
+  /**
+   * Time budget of one call: the waits, plus a full request timeout for every attempt that timed
+   * out. A retry that would exceed it is not made (after a timeout, nor one whose own timeout would).
+   */
   readonly totalDelayMs: number;
   /**
    * Fraction of each computed wait that is randomised away (0 = deterministic). Many evictd

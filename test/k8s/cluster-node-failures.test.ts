@@ -5,6 +5,7 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { PodRef, WriteOutcome } from "../../src/app/cluster/cluster-node-port.js";
 import { KubeApiError } from "../../src/kubernetes/kube-api-error.js";
+import type { RetryNotice } from "../../src/kubernetes/kube-client.js";
 import type { InjectedResponse } from "../harness/fake-api-server/fake-api-server.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";
 
@@ -155,11 +156,82 @@ describe("transient failures are retried with backoff", () => {
       assert.equal(e.code, "kube-timeout");
       assert.match(
         e.message,
-        /^cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: ETIMEDOUT: no response within 100 ms \(GET \/api\/v1\/nodes\/datagen-1-35\/proxy\/stats\/summary, 2 attempts\)$/,
+        /^cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: ETIMEDOUT: no response within 100ms \(GET \/api\/v1\/nodes\/datagen-1-35\/proxy\/stats\/summary, 2 attempts\)$/,
       );
       return true;
     });
     assert.equal(h.server.requestsTo("GET", SUMMARY_PATH).length, 2);
+  });
+});
+
+describe("retries are told and bounded in time", () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+  beforeEach(() => {
+    h.server.clearFailures();
+    h.server.clearRequests();
+    h.sleeps.length = 0;
+  });
+
+  test("every retry is told before its wait: what failed, the attempt, and when the next goes", async () => {
+    const notices: RetryNotice[] = [];
+    const told = await h.connect({ onRetry: (n) => notices.push(n) });
+    h.server.fail({ path: SUMMARY_PATH, times: 2, response: { kind: "status", status: 503 } });
+    await told.summary();
+    assert.deepEqual(
+      notices.map((n) => n.message),
+      [1, 2].map(
+        (attempt) =>
+          `GET ${SUMMARY_PATH} on the API server at ${h.server.url} failed: 503 Service Unavailable: the server is currently unable to handle the request (attempt ${attempt} of at most 5); retrying in ${attempt * 250}ms`,
+      ),
+    );
+    assert.deepEqual(
+      notices.map((n) => [n.method, n.path, n.attempt, n.maxAttempts, n.retryInMs]),
+      [
+        ["GET", SUMMARY_PATH, 1, 5, 250],
+        ["GET", SUMMARY_PATH, 2, 5, 500],
+      ],
+    );
+  });
+
+  test("a server that accepts and never answers: timeouts count against the budget, and no retry starts that another timeout would not fit", async () => {
+    const notices: RetryNotice[] = [];
+    const impatient = await h.connect({
+      requestTimeoutMs: 100,
+      retry: { jitter: 0, baseDelayMs: 10, totalDelayMs: 250 },
+      onRetry: (n) => notices.push(n),
+    });
+    h.server.fail({ path: SUMMARY_PATH, response: { kind: "hang" } });
+    await assert.rejects(
+      impatient.summary(),
+      (e: unknown) =>
+        e instanceof KubeApiError &&
+        e.code === "kube-timeout" &&
+        /no response within 100ms \(GET .*, 2 attempts\)$/.test(e.message) &&
+        /--request-timeout/.test(e.hint ?? ""),
+    );
+    // 100 (the first timeout) + 10 + 100 fits in 250; 210 + 20 + 100 would not.
+    assert.deepEqual(h.sleeps, [10]);
+    assert.equal(h.server.requestsTo("GET", SUMMARY_PATH).length, 2);
+    assert.deepEqual(
+      notices.map((n) => n.problem),
+      ["ETIMEDOUT: no response within 100ms"],
+    );
+  });
+
+  test("a request timeout of 0 sets no limit", async () => {
+    const patient = await h.connect({ requestTimeoutMs: 0 });
+    h.server.fail({ path: SUMMARY_PATH, times: 1, response: { kind: "hang" } });
+    const controller = new AbortController();
+    const read = patient.summary(controller.signal);
+    // Well past any timer a 0 could have set by mistake (setTimeout(0) fires at once).
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(h.sleeps.length, 0, "no attempt ended");
+    controller.abort();
+    await assert.rejects(read);
   });
 });
 

@@ -87,6 +87,29 @@ describe("kubeconfig and contexts (plain-http server)", () => {
     );
   });
 
+  test("KUBECONFIG's files are merged, each read and checked by evictd (a broken one is named)", async () => {
+    const first = await writeKubeconfig(path.join(dir, "merge-a"), [server.context("a", "revoked-token")]);
+    const second = await writeKubeconfig(path.join(dir, "merge-b"), [server.context("b")]);
+    const both = [first, second].join(path.delimiter);
+    await withEnv({ KUBECONFIG: both }, async () => {
+      // The first file's current context wins; the second file's contexts are there to pick.
+      const node = await connectClusterNode({ nodeName: NODE, context: "b", sleep: noWait });
+      assert.equal(((await node.node()) as { metadata: { name: string } }).metadata.name, NODE);
+    });
+    const broken = path.join(dir, "merge-broken");
+    await writeFile(broken, "users:\n- name: x\n  user:\n    token: s3cr3t-merge\n   bad: 1\n");
+    await withEnv({ KUBECONFIG: [first, broken].join(path.delimiter) }, async () => {
+      await assert.rejects(
+        connectClusterNode({ nodeName: NODE }),
+        (e: unknown) =>
+          e instanceof AdapterError &&
+          e.message.startsWith(`kubeconfig ${broken} is not usable`) &&
+          e.message.includes(`${broken}:5:1: `) &&
+          !e.message.includes("s3cr3t"),
+      );
+    });
+  });
+
   test("KUBECONFIG is honoured when no file is given", async () => {
     const file = await writeKubeconfig(path.join(dir, "from-env"), [server.context("env-context")]);
     await withEnv({ KUBECONFIG: file }, async () => {
@@ -251,6 +274,26 @@ describe("a TLS API server", () => {
         });
       },
     );
+  });
+
+  test("in-cluster without the service-account token: named before any request", async () => {
+    const prefix = path.join(dir, "pod-without-token");
+    await mkdir(path.join(prefix, "var/run/secrets/kubernetes.io/serviceaccount"), { recursive: true });
+    server.clearRequests();
+    await withEnv(
+      { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(server.port) },
+      async () => {
+        await assert.rejects(
+          connectClusterNode({ nodeName: NODE, inCluster: true, inClusterPathPrefix: prefix }),
+          (e: unknown) =>
+            e instanceof AdapterError &&
+            e.code === "kube-credentials" &&
+            e.message ===
+              `cannot read the token file ${prefix}/var/run/secrets/kubernetes.io/serviceaccount/token of user "inClusterUser" in the in-cluster configuration: no such file`,
+        );
+      },
+    );
+    assert.equal(server.requests.length, 0);
   });
 
   test("in-cluster outside a pod is a kubeconfig error", async () => {

@@ -3,7 +3,8 @@
  * writes a replay scenario (JSONL, docs/replay-format.md): the kubelet's configuration, the Node,
  * the pods at the start, then one step per sample with the pods that arrived and left. Lines go to
  * a sink whole, one call each, so a file appended to is a valid scenario whenever it is read, also
- * after an interrupt. A sample that cannot be read is skipped and counted, not fatal.
+ * after an interrupt. A sample that cannot be read is skipped and counted, not fatal; a line that
+ * cannot be written (a full disk) ends the recording with the sink's error.
  */
 import { formatDurationMs } from "../../core/time/duration.js";
 import type { ClockPort, LoggerPort } from "../ports.js";
@@ -22,7 +23,7 @@ export interface RecordOptions {
   readonly summaries?: "lean" | "full";
   /** Starts the trace afresh (an earlier file of that name would otherwise mix with this recording). */
   readonly truncate: () => void;
-  /** Appends one whole JSONL line. */
+  /** Appends one whole JSONL line; a throw (the file cannot take it) ends the recording with that error. */
   readonly append: (line: string) => void;
   readonly durationMs: number;
   readonly intervalMs: number;
@@ -46,6 +47,16 @@ export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
   const node = await api.node(o.signal);
 
   const podSet = new NodePodSet({ api, clock, log });
+  // A sample that cannot be read is skipped; a line that cannot be written ends the recording.
+  let writeFailure: { error: unknown } | undefined;
+  const append = (line: string): void => {
+    try {
+      o.append(line);
+    } catch (error) {
+      writeFailure = { error };
+      throw error;
+    }
+  };
   const background = new AbortController();
   const watching = podSet.run(background.signal);
   try {
@@ -62,7 +73,7 @@ export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
         pods: podSet.active(),
         summaries: o.summaries ?? "lean",
       },
-      o.append,
+      append,
     );
     let failedSamples = 0;
     const total = Math.floor(o.durationMs / o.intervalMs) + 1;
@@ -75,6 +86,7 @@ export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
         const summary = await api.summary(o.signal);
         recorder.step({ now, summary, activePods: podSet.active() });
       } catch (e) {
+        if (writeFailure !== undefined) throw writeFailure.error;
         if (o.signal.aborted) break;
         failedSamples++;
         log.warn({ err: String(e) }, `sample ${i + 1} failed; the trace skips it`);

@@ -10,6 +10,7 @@ import {
   type ClusterEvictionSettings,
 } from "../../app/cluster/eviction-settings.js";
 import { loadEvictionConfig } from "../../formats/load-eviction-config.js";
+import { unwritableReason } from "../../formats/output-path.js";
 import type { ConnectClusterNodeOptions } from "../../kubernetes/index.js";
 import { durationToMs, formatDurationMs, parseGoDuration } from "../../core/time/duration.js";
 import type { Issue } from "../../core/issues.js";
@@ -25,6 +26,7 @@ export interface ClusterCliOptions {
   readonly kubeletInsecureTls?: boolean;
   readonly kubeletCa?: string;
   readonly config?: string;
+  readonly requestTimeout?: string;
 }
 
 /** Adds the connection options to a cluster command. */
@@ -51,7 +53,43 @@ export function withClusterOptions(cmd: Command): Command {
       "--kubelet-ca <file>",
       "CA bundle for the kubelet's serving certificate (default: the cluster CA)",
     )
-    .option("--config <file>", "use this KubeletConfiguration instead of the node's configz (what if?)");
+    .option("--config <file>", "use this KubeletConfiguration instead of the node's configz (what if?)")
+    .option(
+      "--request-timeout <duration>",
+      "how long one attempt of a request may take (Go duration, or seconds; 0: no limit); retries stop within 30s",
+      // The adapter's DEFAULT_REQUEST_TIMEOUT_MS, written out: this file must not load the adapter.
+      "10s",
+    );
+}
+
+/** Node's timers overflow past 2^31−1 ms (about 24.8 days); a day is the most asked of one request. */
+const MAX_REQUEST_TIMEOUT_MS = 24 * 3600_000;
+
+/**
+ * `--request-timeout` as kubectl reads it: a Go duration (`30s`, `1m`) or a whole number of
+ * seconds; 0 means no limit.
+ */
+export function requestTimeoutOption(value: string, issues: Issue[]): number {
+  const text = value.trim();
+  let ms: number | undefined;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    try {
+      ms = durationToMs(parseGoDuration(text));
+    } catch {
+      ms = undefined;
+    }
+  }
+  if (ms === undefined || ms < 0 || ms > MAX_REQUEST_TIMEOUT_MS) {
+    issues.push(
+      issue(
+        "--request-timeout",
+        `expected a duration from 0 (no limit) to 24h such as 10s or 1m, or whole seconds, got ${JSON.stringify(value)}`,
+      ),
+    );
+    return 0;
+  }
+  return ms;
 }
 
 function issue(path: string, message: string): Issue {
@@ -73,9 +111,12 @@ export function connectOptions(o: ClusterCliOptions, issues: Issue[]): ConnectCl
         issue("--kubelet-port", `expected a port from 1 to 65535, got ${JSON.stringify(o.kubeletPort)}`),
       );
   }
+  const requestTimeoutMs =
+    o.requestTimeout === undefined ? undefined : requestTimeoutOption(o.requestTimeout, issues);
   return {
     nodeName: o.node,
     source: source === "kubelet" ? "kubelet" : "proxy",
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     ...(o.kubeconfig !== undefined ? { kubeconfig: o.kubeconfig } : {}),
     ...(o.context !== undefined ? { context: o.context } : {}),
     ...(o.inCluster === true ? { inCluster: true } : {}),
@@ -83,6 +124,21 @@ export function connectOptions(o: ClusterCliOptions, issues: Issue[]): ConnectCl
     ...(o.kubeletInsecureTls === true ? { kubeletInsecureTls: true } : {}),
     ...(o.kubeletCa !== undefined ? { kubeletCa: o.kubeletCa } : {}),
   };
+}
+
+/**
+ * An output file option (`--output`, `--decision-log`, `--record`) checked before the command
+ * contacts anything: a path that cannot be written is an input problem naming the path and why.
+ */
+export function outputPathIssue(option: string, file: string, issues: Issue[]): void {
+  const reason = unwritableReason(file);
+  if (reason !== undefined)
+    issues.push({
+      severity: "error",
+      path: option,
+      code: "unwritable",
+      message: `cannot write ${JSON.stringify(file)}: ${reason}`,
+    });
 }
 
 /**
@@ -135,8 +191,10 @@ export function listenOption(value: string, issues: Issue[]): { host: string; po
 export async function clusterEvictionSettings(
   api: ClusterNodePort,
   configFile: string | undefined,
+  signal?: AbortSignal,
 ): Promise<ClusterEvictionSettings> {
-  if (configFile === undefined) return evictionSettingsFromConfigz(await api.kubeletConfig(), api.nodeName);
+  if (configFile === undefined)
+    return evictionSettingsFromConfigz(await api.kubeletConfig(signal), api.nodeName);
   const loaded = await loadEvictionConfig(configFile, []);
   return { ...loaded, flags: [], origin: configFile };
 }

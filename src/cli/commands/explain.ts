@@ -8,6 +8,7 @@ import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { clusterEvictionSettings } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
+import { writeStdout } from "../output/output-failure.js";
 import { systemClock } from "../system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
@@ -26,7 +27,11 @@ export async function explainCommand(
   const connect = connectOptions(opts, issues);
   checkNodeLocalOptions(opts, issues);
   if (issues.length > 0) throw new InputError(issues);
-  const api = await connectClusterNode(connect);
+  // Every retry is said as it happens: a server that does not answer is not silence.
+  const api = await connectClusterNode({
+    ...connect,
+    onRetry: (notice) => process.stderr.write(`evictd: ${notice.message}\n`),
+  });
   const settings = await clusterEvictionSettings(api, opts.config);
   for (const w of settings.warnings) process.stderr.write(formatIssue(w) + "\n");
   const local =
@@ -44,9 +49,7 @@ export async function explainCommand(
   } finally {
     local?.memory.close();
   }
-  process.stdout.write(
-    opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view),
-  );
+  await writeStdout(opts.output === "json" ? JSON.stringify(view, null, 2) + "\n" : renderExplanation(view));
   return EXIT.ok;
 }
 

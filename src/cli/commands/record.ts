@@ -13,6 +13,7 @@ import {
   clusterEvictionSettings,
   connectOptions,
   durationOption,
+  outputPathIssue,
   type ClusterCliOptions,
 } from "./cluster-options.js";
 import { systemClock } from "../system-clock.js";
@@ -28,9 +29,14 @@ export async function recordCommand(
   const intervalMs = durationOption("--interval", opts.interval, issues, 100, TIMER_MAX_MS);
   if (opts.output.trim() === "")
     issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
+  else outputPathIssue("--output", opts.output, issues);
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
-  const api = await connectClusterNode(connect);
+  const api = await connectClusterNode({
+    ...connect,
+    onRetry: (n) =>
+      log.warn({ method: n.method, path: n.path, attempt: n.attempt, retryInMs: n.retryInMs }, n.message),
+  });
   const settings = await clusterEvictionSettings(api, opts.config);
   const stop = stopOnSignals();
   const tty = process.stderr.isTTY;

@@ -12,7 +12,8 @@ import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
 import { HeldOutput } from "../output/held-output.js";
-import { isBrokenPipe, onReaderGone } from "../output/broken-pipe.js";
+import { isBrokenPipe } from "../output/broken-pipe.js";
+import { reportFailuresThroughWrites, stdoutFailure } from "../output/output-failure.js";
 import { ReplayProgress } from "../output/replay-progress.js";
 import { writeFileAtomic } from "../../runtime/pod-status-file.js";
 import { packageVersion } from "../package-version.js";
@@ -111,13 +112,14 @@ export async function replayCommand(
     table !== undefined
       ? tableHeader(header, plan, count, roster.size)
       : stringify(configRecordOf(header, plan, roster.pods)) + "\n";
-  // A reader that stops early (`| head`) ends the output, not the command's success. The listener
-  // stays: the stream reports the failed write again as an event, after the write's callback.
-  onReaderGone(process.stdout, () => undefined);
+  // A reader that stops early (`| head`) ends the output, not the command's success; a stdout that
+  // cannot take it (a full disk) is one line and exit 3. The listener stays: the stream reports
+  // the failed write again as an event, after the write's callback.
+  reportFailuresThroughWrites(process.stdout);
   try {
     await sink.writeTo(process.stdout, head);
   } catch (error) {
-    if (!isBrokenPipe(error)) throw error;
+    if (!isBrokenPipe(error)) throw stdoutFailure(error);
   }
   return EXIT.ok;
 }

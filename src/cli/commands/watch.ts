@@ -48,8 +48,10 @@ import {
   connectOptions,
   durationOption,
   listenOption,
+  outputPathIssue,
   type ClusterCliOptions,
 } from "./cluster-options.js";
+import { untilAnswered } from "../../app/cluster/until-answered.js";
 export interface WatchOptions {
   readonly api: ClusterNodePort;
   readonly mode: EnforceMode;
@@ -88,7 +90,14 @@ const decode = (raw: unknown, issues: IssueList): ReturnType<typeof decodePod> =
 export async function runWatch(o: WatchOptions): Promise<void> {
   const { api, logger: log } = o;
   const clock = o.clock ?? systemClock;
-  const settings = await clusterEvictionSettings(api, o.configFile);
+  // A cluster that does not answer yet is waited for, each try logged; `undefined`: stopped first.
+  const startup = { log, clock, signal: o.signal };
+  const settings = await untilAnswered(
+    "reading the kubelet's configuration",
+    () => clusterEvictionSettings(api, o.configFile, o.signal),
+    startup,
+  );
+  if (settings === undefined) return;
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
 
   const podSet = new NodePodSet({ api, clock, log });
@@ -117,9 +126,17 @@ export async function runWatch(o: WatchOptions): Promise<void> {
           source: `${local.memory.describe} and the Summary API (${api.describe})`,
           clock,
         });
-  if (local !== undefined) await latest.refresh(o.signal);
+  if (local !== undefined) {
+    const read = await untilAnswered(
+      "reading the Summary API",
+      () => latest.refresh(o.signal).then(() => true),
+      startup,
+    );
+    if (read === undefined) return;
+  }
   // The first sample decides the filesystem layout, as in replay.
-  const first = await stats.collect();
+  const first = await untilAnswered("reading the first sample", () => stats.collect(), startup);
+  if (first === undefined) return;
   const layout = detectFilesystemLayout(first.summary);
 
   const background = new AbortController();
@@ -294,17 +311,39 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       message: "only means something with --enforce (shadow mode evicts nothing)",
     });
   checkNodeLocalOptions(opts, issues);
+  if (opts.decisionLog !== undefined) outputPathIssue("--decision-log", opts.decisionLog, issues);
+  if (opts.record !== undefined) outputPathIssue("--record", opts.record, issues);
   if (issues.length > 0) throw new InputError(issues);
   const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
-  const api = await connectClusterNode(connect);
-  const nodeLocal =
-    opts.stats === "cgroups"
-      ? await nodeLocalStats(api, opts, intervalMs, (name, e) =>
-          log.warn({ source: name, err: String(e) }, "wake source failed"),
-        )
-      : undefined;
   const stop = stopOnSignals((signal) => log.info({ signal }, "stopping"));
+  let nodeLocal: NonNullable<WatchOptions["nodeLocal"]> | undefined;
   try {
+    const startup = { log, clock: systemClock, signal: stop.signal };
+    const api = await untilAnswered(
+      "connecting to the cluster",
+      () =>
+        connectClusterNode({
+          ...connect,
+          onRetry: (n) =>
+            log.warn(
+              { method: n.method, path: n.path, attempt: n.attempt, retryInMs: n.retryInMs },
+              n.message,
+            ),
+        }),
+      startup,
+    );
+    if (api === undefined) return EXIT.ok;
+    if (opts.stats === "cgroups") {
+      nodeLocal = await untilAnswered(
+        "reading the kubelet's cgroup settings",
+        () =>
+          nodeLocalStats(api, opts, intervalMs, (name, e) =>
+            log.warn({ source: name, err: String(e) }, "wake source failed"),
+          ),
+        startup,
+      );
+      if (nodeLocal === undefined) return EXIT.ok;
+    }
     await runWatch({
       ...(nodeLocal !== undefined ? { nodeLocal } : {}),
       api,
@@ -337,7 +376,13 @@ async function nodeLocalStats(
   onError: (source: string, error: unknown) => void,
 ): Promise<NonNullable<WatchOptions["nodeLocal"]>> {
   const { tree, memory } = await openKubeletCgroups(api, opts);
-  const settings = await clusterEvictionSettings(api, opts.config);
+  let settings;
+  try {
+    settings = await clusterEvictionSettings(api, opts.config);
+  } catch (error) {
+    memory.close();
+    throw error;
+  }
   const plan = planKubeletWakeSources({
     tree,
     thresholds: settings.config.thresholds,

@@ -8,7 +8,7 @@
  * holds every line written before; read as a stream. A stream that ends mid-way (the recorder was
  * killed) is read up to its last complete line, and says so (`truncated()`), instead of failing.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, rmSync, writeSync } from "node:fs";
 import { Readable } from "node:stream";
 import {
   constants,
@@ -19,6 +19,7 @@ import {
   type BrotliCompress,
   type Gzip,
 } from "node:zlib";
+import { AdapterError, errnoCode } from "../../errors.js";
 
 export type Compression = "gzip" | "brotli";
 
@@ -92,30 +93,97 @@ function isBrotliTruncation(error: unknown): boolean {
 
 /** A trace file written one line at a time, plain or compressed by its name. */
 export interface TraceFile {
-  /** Appends one whole line (with its newline). */
+  /**
+   * Appends one whole line (with its newline). When the file cannot take it (a full disk, an I/O
+   * error), throws AdapterError `trace-write` naming the file, and every later write throws it too.
+   */
   write(line: string): void;
   /** Resolves once every line written so far is on disk (a writer far ahead of zlib waits on it). */
   flushed(): Promise<void>;
-  /** Ends the file (the compressed stream's trailer) and closes it. */
+  /**
+   * Ends the file (the compressed stream's trailer) and closes it. A file that never got a whole
+   * line in is removed. Throws the write failure only if no write reported it already.
+   */
   close(): Promise<void>;
+}
+
+/** A write that failed: the file, the reason, and what is left of it. */
+function writeFailure(path: string, error: unknown, kept: number, regular: boolean): AdapterError {
+  const code = errnoCode(error);
+  const reason =
+    code === "ENOSPC"
+      ? "no space left on the device"
+      : code === "EDQUOT"
+        ? "the disk quota is exceeded"
+        : code === "EFBIG"
+          ? "the file is too large for its file system"
+          : error instanceof Error
+            ? error.message
+            : String(error);
+  return new AdapterError(
+    "trace-write",
+    `cannot write the trace ${path}: ${reason} (${kept > 0 ? `its first ${kept} line(s), written whole before, are kept: a valid trace` : regular ? "nothing was written; the file is removed" : "nothing was written"})`,
+    { cause: error },
+  );
+}
+
+/** Writes all of `bytes` (a full disk can take part of a write before it refuses the rest). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /**
  * Creates (or truncates) `path` for a trace. Plain files are appended to synchronously; a
  * compressed one goes through a zlib stream whose output is written synchronously as it comes,
- * flushed after every line.
+ * flushed after every line. A plain file whose write fails part-way is cut back to its last whole
+ * line; a compressed one ends where the failure came, which a reader takes as a cut-short stream
+ * (see {@link decompress}).
  */
 export function createTraceFile(path: string): TraceFile {
   const kind = compressionOf(path);
   const fd = openSync(path, "w");
+  // Only a regular file is cut back or removed; a device or a pipe is left as it is.
+  const regular = fstatSync(fd).isFile();
+  let failure: AdapterError | undefined;
+  let reported = false;
+  /** Whole lines in the file (compressed: flushed whole). */
+  let lines = 0;
+  const fail = (error: unknown): AdapterError => {
+    failure ??= error instanceof AdapterError ? error : writeFailure(path, error, lines, regular);
+    return failure;
+  };
+  const report = (error: AdapterError): never => {
+    reported = true;
+    throw error;
+  };
+  const finish = (): void => {
+    closeSync(fd);
+    if (failure !== undefined && lines === 0 && regular) rmSync(path, { force: true });
+  };
   if (kind === undefined) {
+    let size = 0;
     return {
       write: (line) => {
-        writeSync(fd, line);
+        if (failure !== undefined) report(failure);
+        const bytes = Buffer.from(line, "utf8");
+        try {
+          writeAll(fd, bytes);
+        } catch (error) {
+          const failed = fail(error);
+          try {
+            if (regular) ftruncateSync(fd, size);
+          } catch {
+            // The failing disk refused this too: the torn line stays, and a replay points at it.
+          }
+          report(failed);
+        }
+        size += bytes.length;
+        lines++;
       },
       flushed: () => Promise.resolve(),
       close: () => {
-        closeSync(fd);
+        finish();
+        if (failure !== undefined && !reported) report(failure);
         return Promise.resolve();
       },
     };
@@ -131,12 +199,12 @@ export function createTraceFile(path: string): TraceFile {
           },
         });
   const flushMode = kind === "gzip" ? constants.Z_SYNC_FLUSH : constants.BROTLI_OPERATION_FLUSH;
-  let failure: Error | undefined;
   deflater.on("data", (chunk: Buffer) => {
+    if (failure !== undefined) return;
     try {
-      writeSync(fd, chunk);
+      writeAll(fd, chunk);
     } catch (error) {
-      failure ??= error instanceof Error ? error : new Error("cannot write the trace", { cause: error });
+      fail(error);
     }
   });
   const finished = new Promise<void>((resolve, reject) => {
@@ -146,9 +214,14 @@ export function createTraceFile(path: string): TraceFile {
   let lastFlush: Promise<void> = Promise.resolve();
   return {
     write: (line) => {
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined) report(failure);
       deflater.write(line);
-      lastFlush = new Promise((resolve) => deflater.flush(flushMode, () => resolve()));
+      lastFlush = new Promise((resolve) =>
+        deflater.flush(flushMode, () => {
+          if (failure === undefined) lines++;
+          resolve();
+        }),
+      );
     },
     flushed: () => lastFlush,
     close: async () => {
@@ -156,9 +229,9 @@ export function createTraceFile(path: string): TraceFile {
       try {
         await finished;
       } finally {
-        closeSync(fd);
+        finish();
       }
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined && !reported) report(failure);
     },
   };
 }
