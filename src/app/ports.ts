@@ -124,8 +124,14 @@ export interface ClockPort {
 /** Why the loop woke: the housekeeping timer, or a kernel notification (with when it fired). */
 export interface Wake {
   readonly reason: string;
+  /** When the loop's thread took the wake in: the first it knew of the crossing. */
   readonly at: number;
   readonly notification: boolean;
+  /**
+   * When a look at the crossed threshold's figure last saw it below (the working-set poller's),
+   * before this wake: the crossing happened between then and {@link at}.
+   */
+  readonly lastBelowAt?: number;
 }
 
 export interface WakePort {
@@ -139,6 +145,12 @@ export interface LoggerPort {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
+  /**
+   * The same log with its lines stamped `time` (epoch ms) instead of now: what another thread saw
+   * carries that thread's clock, so a line written late (its thread was busy) is not dated late.
+   * Absent: lines are stamped when written.
+   */
+  at?(time: number): LoggerPort;
 }
 
 /** The daemon process's own resource use, as the kernel accounts it (every thread). */

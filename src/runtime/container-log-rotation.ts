@@ -28,7 +28,6 @@ import {
 } from "node:fs";
 import { open, rename, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
 import type { ContainerLogPolicy } from "../core/config/container-log-settings.js";
 import { errnoCode } from "../errors.js";
 import {
@@ -98,6 +97,8 @@ export async function rotateContainerLog(
 async function compress(r: RotatedLog): Promise<void> {
   const tmp = `${r.path}${TEMPORARY_SUFFIX}`;
   try {
+    // zlib loads with the first compression: a daemon whose logs never rotate does not carry it.
+    const { createGzip } = await import("node:zlib");
     await pipeline(createReadStream(r.path), createGzip(), createWriteStream(tmp, { mode: 0o644 }));
     await rename(tmp, `${r.path}${COMPRESSED_SUFFIX}`);
   } catch (e) {

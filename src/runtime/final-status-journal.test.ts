@@ -12,6 +12,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  truncateSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -41,6 +42,19 @@ const freshDir = (): string => {
   spawnSync("mkdir", ["-p", dir]);
   return dir;
 };
+
+/** Writes `file` until the filesystem is full. */
+function fill(file: string): void {
+  const fd = openSync(file, "w");
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch {
+    // ENOSPC: full
+  } finally {
+    closeSync(fd);
+  }
+}
 
 const EVICTED: FinalStatus = {
   phase: "Failed",
@@ -129,7 +143,8 @@ describe("the final-status journal", () => {
     mounts.push(dir);
     // Too full to reserve: an exit-3 error naming the file, and no partial journal left.
     const filler = join(dir, "filler");
-    writeFileSync(filler, Buffer.alloc(700 * 1024));
+    fill(filler);
+    truncateSync(filler, statSync(filler).size - 16 * 1024); // 16 KiB free: less than the reservation
     assert.throws(
       () => openFinalStatusJournal(dir),
       (e: Error & { code?: string; hint?: string }) =>
@@ -139,16 +154,7 @@ describe("the final-status journal", () => {
     rmSync(filler);
     // Reserved, then every byte taken: the records still go in.
     const j = openFinalStatusJournal(dir);
-    const fd = openSync(filler, "w");
-    const chunk = Buffer.alloc(4096, 1);
-    for (;;) {
-      try {
-        writeSync(fd, chunk);
-      } catch {
-        break;
-      }
-    }
-    closeSync(fd);
+    fill(filler);
     assert.throws(() => writeFileSync(join(dir, "more"), "x".repeat(8192)), /ENOSPC/);
     const w = new FinalStatusJournal(j.share);
     assert.equal(w.recordFinal("uid-1", "default/a", EVICTED, 1), undefined);
@@ -164,18 +170,18 @@ describe("the final-status journal", () => {
       const { workerData, parentPort } = require("node:worker_threads");
       import(${JSON.stringify(module)}).then((m) => {
         const w = new m.FinalStatusJournal(workerData.share);
-        for (let i = 0; i < 100; i++) w.recordFinal("w-" + i, "default/w" + i, workerData.status, i);
+        for (let i = 0; i < 60; i++) w.recordFinal("w-" + i, "default/w" + i, workerData.status, i);
         w.close();
         parentPort.postMessage("done");
       });`;
     const worker = new Worker(script, { eval: true, workerData: { share: j.share, status: EVICTED } });
     const w = new FinalStatusJournal(j.share);
-    for (let i = 0; i < 100; i++) w.recordFinal(`m-${i}`, `default/m${i}`, EVICTED, i);
+    for (let i = 0; i < 60; i++) w.recordFinal(`m-${i}`, `default/m${i}`, EVICTED, i);
     await new Promise((resolve) => worker.once("message", resolve));
     await worker.terminate();
     w.close();
     const back = openFinalStatusJournal(dir);
-    assert.equal(back.latest.size, 200);
+    assert.equal(back.latest.size, 120);
     assert.equal(back.unreadable, 0);
     assert.ok(readFileSync(join(dir, JOURNAL_FILE)).length === SLOTS * SLOT_BYTES);
   });

@@ -38,11 +38,18 @@ import type { PodPhase } from "./pod-phase.js";
 /** The journal's file name in the state directory. */
 export const JOURNAL_FILE = "final-status.journal";
 /** Bytes per record. */
-export const SLOT_BYTES = 1024;
-/** Records kept: a pod's record is needed until its status file says the same, which takes one good write. */
-export const SLOTS = 512;
+export const SLOT_BYTES = 512;
+/**
+ * Records kept. A pod's record is needed until its status file says the same, which takes one
+ * good write: on a filesystem that stays full, one record per pod a node runs (the kubelet's
+ * default maxPods is 110), so more pods than this ending while no status can be written is what
+ * the journal cannot hold (the oldest record goes first).
+ */
+export const SLOTS = 128;
+/** Bytes of the payload's SHA-256 kept: a check against torn and foreign slots, not a signature. */
+const HASH_BYTES = 16;
 const MAGIC = Buffer.from("EVJ1", "latin1");
-const HEADER_BYTES = 4 + 4 + 32;
+const HEADER_BYTES = 4 + 4 + HASH_BYTES;
 const PAYLOAD_BYTES = SLOT_BYTES - HEADER_BYTES;
 /** statfs f_type of the copy-on-write filesystems, where an overwrite needs new blocks. */
 const COPY_ON_WRITE = new Map<number, string>([
@@ -100,13 +107,13 @@ function encodeSlot(record: JournalRecord): Buffer {
     const cut = (s: string, n: number): string => (s.length <= n ? s : `${s.slice(0, n)}…`);
     const short: JournalRecord = {
       ...record,
-      pod: record.pod.slice(0, 200),
+      pod: cut(record.pod, 80),
       status: {
         ...record.status,
-        ...(record.status.message !== undefined ? { message: cut(record.status.message, 200) } : {}),
+        ...(record.status.message !== undefined ? { message: cut(record.status.message, 100) } : {}),
         conditions: record.status.conditions.map((c) => ({
           ...c,
-          ...(c.message !== undefined ? { message: cut(c.message, 80) } : {}),
+          ...(c.message !== undefined ? { message: cut(c.message, 24) } : {}),
         })),
       },
     };
@@ -120,7 +127,7 @@ function encodeSlot(record: JournalRecord): Buffer {
   const slot = Buffer.alloc(SLOT_BYTES);
   MAGIC.copy(slot, 0);
   slot.writeUInt32LE(payload.length, 4);
-  createHash("sha256").update(payload).digest().copy(slot, 8);
+  createHash("sha256").update(payload).digest().copy(slot, 8, 0, HASH_BYTES);
   payload.copy(slot, HEADER_BYTES);
   return slot;
 }
@@ -132,7 +139,13 @@ export function decodeSlot(slot: Buffer): JournalRecord | undefined | "unreadabl
   const length = slot.readUInt32LE(4);
   if (length > PAYLOAD_BYTES) return "unreadable";
   const payload = slot.subarray(HEADER_BYTES, HEADER_BYTES + length);
-  if (!createHash("sha256").update(payload).digest().equals(slot.subarray(8, HEADER_BYTES)))
+  if (
+    !createHash("sha256")
+      .update(payload)
+      .digest()
+      .subarray(0, HASH_BYTES)
+      .equals(slot.subarray(8, HEADER_BYTES))
+  )
     return "unreadable";
   try {
     const value = JSON.parse(payload.toString("utf8")) as Partial<JournalRecord>;

@@ -128,6 +128,8 @@ export class ProcessPodRuntime implements PodsPort {
   readonly #journal: FinalStatusJournal | undefined;
   /** Pods the journal says ended (or were deleted) before this start, by UID. */
   readonly #journalFound: Map<string, JournalRecord>;
+  /** Pods whose end is in the journal already (one record per end: the journal's slots are few). */
+  readonly #journalled = new Set<string>();
 
   constructor(options: ProcessPodRuntimeOptions) {
     this.#cgroups = options.cgroups;
@@ -416,6 +418,8 @@ export class ProcessPodRuntime implements PodsPort {
     }
     record.final = true;
     record.terminating = true;
+    // The thread that signalled it put its end on record first.
+    this.#journalled.add(record.pod.uid);
     return this.#killUnderway(record, gracePeriodSeconds, status, signalled);
   }
 
@@ -542,6 +546,7 @@ export class ProcessPodRuntime implements PodsPort {
     await record.writes;
     this.#pods.delete(pod.uid);
     this.#journalFound.delete(pod.uid);
+    this.#journalled.delete(pod.uid);
     const failed = this.#journal?.recordForgotten(pod.uid, this.#clock.now());
     if (failed !== undefined)
       this.#logger.error(
@@ -851,6 +856,8 @@ export class ProcessPodRuntime implements PodsPort {
 
   /** Records in the journal that the pod ended; a failed write is logged, never in the way. */
   #journalEnd(record: PodRecord, status: FinalStatus): void {
+    if (this.#journal === undefined || this.#journalled.has(record.pod.uid)) return;
+    this.#journalled.add(record.pod.uid);
     const failed = this.#journal?.recordFinal(record.pod.uid, record.pod.key, status, this.#clock.now());
     if (failed !== undefined)
       this.#logger.error(

@@ -160,8 +160,11 @@ export class DecisionLog {
   #repair(named: boolean): void {
     let fd: number;
     try {
-      fd = openSync(this.file, constants.O_RDWR | constants.O_CREAT, 0o644);
+      // A file the operator named is created now, to refuse an unusable path at start; the daemon's
+      // own is created by its first record (a start refused before any leaves nothing behind).
+      fd = openSync(this.file, named ? constants.O_RDWR | constants.O_CREAT : constants.O_RDWR, 0o644);
     } catch (e) {
+      if (!named && errnoCode(e) === "ENOENT") return;
       if (named)
         throw new AdapterError(
           "decision-log",

@@ -29,10 +29,12 @@ export function daemonStepRecord(step: LoopStepData, startedAt: number): Record<
     summary: undefined,
   });
   const reaction = step.evictions.map((e) => e.reactionMs);
+  const sinceBelow = step.evictions.map((e) => e.sinceBelowMs);
   return {
     ...record,
     wake: { reason: step.wake.reason, notification: step.wake.notification },
     ...(reaction.some((r) => r !== undefined) ? { reactionMs: reaction } : {}),
+    ...(sinceBelow.some((r) => r !== undefined) ? { sinceBelowMs: sinceBelow } : {}),
     ...(step.timings !== undefined
       ? {
           timings: {

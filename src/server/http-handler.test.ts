@@ -87,7 +87,7 @@ function snapshot(over: Partial<DaemonSnapshot> = {}): DaemonSnapshot {
 }
 
 const get = (url: string, s = snapshot(), m: MetricsSource = new DaemonMetrics()) =>
-  handle({ method: "GET", url }, s, m);
+  handle({ method: "GET", url }, { snapshot: () => s, metrics: m });
 
 describe("handle", () => {
   test("/healthz", async () => {
@@ -97,6 +97,28 @@ describe("handle", () => {
       headers: { "content-type": "text/plain; charset=utf-8" },
       body: "ok",
     });
+  });
+
+  test("/healthz: the loop's verdict, with its reason, and no snapshot taken", async () => {
+    let taken = 0;
+    const sources = {
+      snapshot: () => {
+        taken++;
+        return snapshot();
+      },
+      metrics: new DaemonMetrics(),
+    };
+    const sick = await handle(
+      { method: "GET", url: "/healthz" },
+      { ...sources, health: () => ({ ok: false, reason: "no sync for 31.0 s" }) },
+    );
+    assert.deepEqual([sick.status, sick.body], [500, "syncloop failed: no sync for 31.0 s\n"]);
+    const well = await handle(
+      { method: "GET", url: "/healthz" },
+      { ...sources, health: () => ({ ok: true }) },
+    );
+    assert.deepEqual([well.status, well.body], [200, "ok"]);
+    assert.equal(taken, 0);
   });
 
   test("/metrics: Prometheus text, kubelet counters after two evictions on different signals, histograms, pods from the snapshot", async () => {
@@ -231,7 +253,7 @@ describe("handle", () => {
   ];
   for (const c of errorCases) {
     test(`${c.method} ${c.url} → ${c.status}`, async () => {
-      const r = await handle({ method: c.method, url: c.url }, snapshot(), new DaemonMetrics());
+      const r = await handle({ method: c.method, url: c.url }, { snapshot, metrics: new DaemonMetrics() });
       assert.equal(r.status, c.status);
       assert.equal(r.headers["content-type"], "text/plain; charset=utf-8");
       assert.equal(r.headers["allow"], c.allow);
@@ -241,7 +263,7 @@ describe("handle", () => {
 
   test("HEAD: the GET status and headers, no body; every path is served", async () => {
     for (const path of PATHS) {
-      const h = await handle({ method: "HEAD", url: path }, snapshot(), new DaemonMetrics());
+      const h = await handle({ method: "HEAD", url: path }, { snapshot, metrics: new DaemonMetrics() });
       const g = await get(path);
       assert.equal(h.status, 200, path);
       assert.deepEqual(h.headers, g.headers, path);

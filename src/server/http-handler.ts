@@ -8,6 +8,7 @@ import type { DaemonSnapshot } from "../app/node-view/snapshot.js";
 import { toExactJson } from "../core/summary/to-exact-json.js";
 import { PROMETHEUS_CONTENT_TYPE } from "./metrics.js";
 import { buildStatusView } from "../app/node-view/status-view.js";
+import type { HealthVerdict } from "../app/node-view/loop-health.js";
 
 export { toExactJson };
 
@@ -29,6 +30,14 @@ export interface MetricsSource {
   render(): Promise<string>;
 }
 
+/** What the answers are made from. Only the paths that show the node take a snapshot. */
+export interface HandlerSources {
+  readonly snapshot: () => DaemonSnapshot | Promise<DaemonSnapshot>;
+  readonly metrics: MetricsSource;
+  /** The loop's health (loop-health.ts), for /healthz; healthy when absent. */
+  readonly health?: () => HealthVerdict;
+}
+
 const TEXT = "text/plain; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 const ALLOW = "GET, HEAD";
@@ -47,16 +56,13 @@ function wantsPretty(params: URLSearchParams): boolean {
   return v !== null && v !== "false" && v !== "0";
 }
 
-type Route = (
-  snapshot: DaemonSnapshot,
-  metrics: MetricsSource,
-  pretty: boolean,
-) => HttpResponse | Promise<HttpResponse>;
+type Route = (sources: HandlerSources, pretty: boolean) => HttpResponse | Promise<HttpResponse>;
 
 const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   [
     "/",
-    async (snapshot) => {
+    async ({ snapshot: take }) => {
+      const snapshot = await take();
       // The page's modules (and d3) load with the first visit, not with the daemon.
       const { renderLivePage } = await import("../app/report/live-page.js");
       return {
@@ -66,10 +72,18 @@ const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
       };
     },
   ],
-  ["/healthz", () => text(200, "ok")],
+  [
+    "/healthz",
+    // Answered without a snapshot: a health check never waits for the loop thread's Summary.
+    ({ health }) => {
+      const verdict = health?.() ?? { ok: true };
+      return verdict.ok ? text(200, "ok") : text(500, `syncloop failed: ${verdict.reason}\n`);
+    },
+  ],
   [
     "/metrics",
-    async (snapshot, metrics) => {
+    async ({ snapshot: take, metrics }) => {
+      const snapshot = await take();
       // Pod counts are collected at scrape time from the snapshot, so /metrics agrees with /status.
       metrics.setPods(snapshot.pods);
       return {
@@ -79,13 +93,15 @@ const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
       };
     },
   ],
-  ["/status", (snapshot, _metrics, pretty) => json(200, buildStatusView(snapshot), pretty)],
+  ["/status", async ({ snapshot }, pretty) => json(200, buildStatusView(await snapshot()), pretty)],
   [
     "/stats/summary",
-    (snapshot, _metrics, pretty) =>
-      snapshot.summary === undefined
+    async ({ snapshot: take }, pretty) => {
+      const snapshot = await take();
+      return snapshot.summary === undefined
         ? json(503, { error: "no stats sample yet" }, pretty)
-        : json(200, snapshot.summary, pretty),
+        : json(200, snapshot.summary, pretty);
+    },
   ],
 ]);
 
@@ -96,11 +112,7 @@ export const PATHS: readonly string[] = [...ROUTES.keys()];
  * Answers one request. Only GET and HEAD are served (HEAD: the GET headers, no body); other methods
  * get 405 with `Allow`, unknown paths 404. A failure while rendering is a 500, never a throw.
  */
-export async function handle(
-  req: HttpRequest,
-  snapshot: DaemonSnapshot,
-  metrics: MetricsSource,
-): Promise<HttpResponse> {
+export async function handle(req: HttpRequest, sources: HandlerSources): Promise<HttpResponse> {
   let url: URL;
   try {
     // Origin-form targets (`/status?pretty`) are joined, not resolved, so `//x` stays a path.
@@ -114,7 +126,7 @@ export async function handle(
   if (method !== "GET" && method !== "HEAD") return text(405, "405 method not allowed\n", { allow: ALLOW });
   let res: HttpResponse;
   try {
-    res = await route(snapshot, metrics, wantsPretty(url.searchParams));
+    res = await route(sources, wantsPretty(url.searchParams));
   } catch (e) {
     return text(500, `500 internal server error: ${e instanceof Error ? e.message : String(e)}\n`);
   }

@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { AdapterError, errnoCode } from "../errors.js";
 import type { DaemonSnapshot } from "../app/node-view/snapshot.js";
 import { handle, type HttpResponse, type MetricsSource } from "./http-handler.js";
+import type { HealthVerdict } from "../app/node-view/loop-health.js";
 
 export interface HttpServerOptions {
   /** Host and port, as NodeSpec.listen; port 0 binds a free port. */
@@ -16,6 +17,8 @@ export interface HttpServerOptions {
   /** The snapshot to answer from, read once per request (the loop replaces it after each run). */
   readonly snapshot: () => DaemonSnapshot | Promise<DaemonSnapshot>;
   readonly metrics: MetricsSource;
+  /** The eviction loop's health, for /healthz (healthy when absent). */
+  readonly health?: () => HealthVerdict;
   /** How long `close` waits for in-flight requests before closing their connections (default 5 s). */
   readonly closeTimeoutMs?: number;
   /**
@@ -74,7 +77,11 @@ async function serve(
   try {
     const request = { method: req.method ?? "GET", url: req.url ?? "/" };
     r = await cache.get(`${request.method} ${request.url}`, async () =>
-      handle(request, await options.snapshot(), options.metrics),
+      handle(request, {
+        snapshot: options.snapshot,
+        metrics: options.metrics,
+        ...(options.health !== undefined ? { health: options.health } : {}),
+      }),
     );
   } catch (e) {
     // handle() answers its own failures; this is a snapshot getter that threw.

@@ -9,6 +9,8 @@ import type { LoggerPort } from "../app/ports.js";
 import type { EvictionRecord } from "../app/node-view/snapshot.js";
 import type { FilesystemLayout, Threshold } from "../core/model.js";
 import { ReportCollector, type ReportData } from "../app/report/report-data.js";
+import { LoopHealth, type HealthVerdict } from "../app/node-view/loop-health.js";
+import { CLEANUP_TIMEOUT_MS } from "../app/loop/eviction-loop.js";
 import { LIVE_WINDOW_MS } from "../app/report/live-page-window.js";
 import { isSignal, SIGNALS } from "../core/signals.js";
 import type { DecisionLog } from "./decision-log.js";
@@ -31,6 +33,8 @@ export interface StepJournalOptions {
     readonly maxPodGracePeriodSeconds: number;
     readonly pressureTransitionPeriodMs: number;
   };
+  /** The loop's period, which /healthz measures its progress against (default 10 s). */
+  readonly housekeepingIntervalMs?: number;
 }
 
 export class StepJournal {
@@ -39,6 +43,7 @@ export class StepJournal {
   private readonly o: StepJournalOptions;
   /** The last {@link LIVE_WINDOW_MS} of steps, for the page at `/`. */
   readonly #live: ReportCollector;
+  readonly #health: LoopHealth;
 
   constructor(options: StepJournalOptions) {
     this.o = options;
@@ -46,6 +51,16 @@ export class StepJournal {
       "live",
       options.config ?? { maxPodGracePeriodSeconds: 0, pressureTransitionPeriodMs: 0 },
     );
+    this.#health = new LoopHealth({
+      startedAt: options.startedAt,
+      housekeepingIntervalMs: options.housekeepingIntervalMs ?? 10_000,
+      cleanupTimeoutMs: CLEANUP_TIMEOUT_MS,
+    });
+  }
+
+  /** Whether the loop's steps have kept coming, with good reads (for /healthz). */
+  health(now: number): HealthVerdict {
+    return this.#health.verdict(now);
   }
 
   /** The last minutes of steps as the report's data (built when asked for: the page renders it). */
@@ -55,6 +70,11 @@ export class StepJournal {
 
   record(step: LoopStepData): void {
     const { metrics, log } = this.o;
+    this.#health.observe({
+      now: step.now,
+      ...(step.readError !== undefined ? { readError: step.readError } : {}),
+      evicted: step.evictions.some((e) => e.kill !== undefined),
+    });
     this.#live.step(
       {
         time: step.now,
@@ -82,23 +102,32 @@ export class StepJournal {
         gracePeriodSeconds: e.effectiveGracePeriodSeconds,
         message: e.eviction.message,
         ...(reactionMs !== undefined ? { reactionMs } : {}),
+        ...(e.sinceBelowMs !== undefined ? { sinceBelowMs: e.sinceBelowMs } : {}),
         killFailed: e.kill === undefined,
       });
       const why = isSignal(e.eviction.signal)
         ? `${SIGNALS[e.eviction.signal].resource}, ${e.eviction.signal}`
         : `local storage, ${e.eviction.signal}`;
       const verb = e.kill === undefined ? "failed to evict" : (this.o.verb ?? "evicted");
-      log.info(
+      // Dated by the loop's clock at SIGTERM: a line written late (this thread busy) is not dated late.
+      const at = e.kill?.terminatedAt ?? step.decidedAt;
+      const since = e.sinceBelowMs;
+      const window =
+        since !== undefined && reactionMs !== undefined
+          ? ` (last seen below its threshold ${since.toFixed(1)} ms before SIGTERM)`
+          : "";
+      (log.at?.(at) ?? log).info(
         {
           pod: e.eviction.pod.key,
           signal: e.eviction.signal,
           grace: e.effectiveGracePeriodSeconds,
           reactionMs,
+          ...(since !== undefined ? { sinceBelowMs: since } : {}),
           wake: step.wake.reason,
           ...(step.timings !== undefined ? { timings: roundTimings(step.timings) } : {}),
           ...(e.killError !== undefined ? { err: e.killError } : {}),
         },
-        `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}` : ""}: ${e.eviction.message.trim()}`,
+        `${verb} ${e.eviction.pod.key} (${why}) with ${e.effectiveGracePeriodSeconds}s grace${reactionMs !== undefined ? `, ${reactionMs.toFixed(1)} ms after ${step.wake.reason}${window}` : ""}: ${e.eviction.message.trim()}`,
       );
     }
     this.o.decisionLog?.append(daemonStepRecord(step, this.o.startedAt));

@@ -5,11 +5,20 @@
  * evicted pod again, shows it Failed/Evicted, and the decision log reads back line by line.
  */
 import assert from "node:assert/strict";
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import {
+  Daemon,
   E2E_SKIP,
   evicted,
   IDLE,
@@ -19,7 +28,6 @@ import {
   sleep,
   TestNode,
   waitUntil,
-  type Daemon,
   scaled,
 } from "../harness/node-harness.js";
 
@@ -206,6 +214,26 @@ describe("evictd run: an eviction survives a full state filesystem", { skip: E2E
       );
     }
   }
+});
+
+describe("evictd run: a state filesystem too small for the journal", { skip: E2E_SKIP }, () => {
+  test("a 48k stateDir: exit 3 naming the journal and the room it needs, nothing started, nothing left", async () => {
+    const node = await TestNode.create("tiny");
+    nodes.push(node);
+    node.mountTmpfs(node.stateDir, "size=48k");
+    await node.writeNodeFile({ capacity: { memory: "256Mi" }, config: {} });
+    await node.addPod(podManifest({ name: "idle", containers: [{ name: "idle", command: IDLE }] }));
+    const daemon = Daemon.spawn(node.nodeFile, false);
+    node.daemons.push(daemon);
+    const exit = await daemon.exited;
+    const stderr = daemon.stderr.join("");
+    assert.equal(exit.code, 3, stderr);
+    assert.match(stderr, /cannot reserve the journal \S+final-status\.journal: ENOSPC/);
+    assert.match(stderr, /hint: the state filesystem needs 64 KiB free for the journal once/);
+    assert.ok(!daemon.lines.some((l) => l.msg === "pod started"), "no pod started");
+    assert.deepEqual(readdirSync(node.stateDir), [], "nothing left in the stateDir");
+    assert.deepEqual(node.cgroupDirs(), [], "no node cgroup");
+  });
 });
 
 describe("evictd run: an eviction survives SIGKILL of the daemon", { skip: E2E_SKIP }, () => {

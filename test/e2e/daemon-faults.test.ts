@@ -4,7 +4,15 @@
  * created behind it.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -502,5 +510,73 @@ describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
       15_000,
     );
     assert.ok(processAlive(pid), "the pod kept running");
+  });
+});
+
+describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
+  test("the node cgroup removed under the daemon: every stats read fails and /healthz fails, naming why, within a few housekeeping periods", async () => {
+    const node = await newNode("healthz");
+    await node.writeNodeFile({ capacity: CAPACITY, config: {}, housekeepingInterval: "1s" });
+    await node.addPod(
+      podManifest({
+        name: "idle",
+        restartPolicy: "Never",
+        containers: [{ name: "idle", command: IDLE }],
+      }),
+    );
+    const daemon = await node.start({ cleanupOnExit: true });
+    await daemon.waitForStatus(
+      "the pod running",
+      (s) => (podStatus(s, "default/idle")?.phase === "Running" ? s : undefined),
+      15_000,
+    );
+    const healthy = await fetch(`${daemon.url}/healthz`);
+    assert.deepEqual([healthy.status, await healthy.text()], [200, "ok"]);
+    // What another daemon's teardown did to this one: its processes killed, its cgroups removed.
+    for (const dir of node.cgroupDirs()) {
+      const subtree = (d: string): string[] => [
+        d,
+        ...readdirSync(d, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .flatMap((e) => subtree(join(d, e.name))),
+      ];
+      for (let round = 0; round < 50; round++) {
+        const pids = subtree(dir).flatMap((d) =>
+          readFileSync(join(d, "cgroup.procs"), "utf8")
+            .split("\n")
+            .filter((l) => l !== ""),
+        );
+        if (pids.length === 0) break;
+        for (const pid of pids) {
+          try {
+            process.kill(Number(pid), "SIGKILL");
+          } catch {
+            // gone already
+          }
+        }
+        await sleep(50);
+      }
+      for (const d of subtree(dir).reverse()) {
+        for (let i = 0; i < 40 && existsSync(d); i++) {
+          try {
+            rmdirSync(d);
+          } catch {
+            await sleep(50); // a killed process is still leaving it
+          }
+        }
+      }
+    }
+    assert.deepEqual(node.cgroupDirs(), [], "the node cgroup is gone");
+    const verdict = await waitUntil(
+      "/healthz to fail",
+      async () => {
+        const r = await fetch(`${daemon.url}/healthz`);
+        const body = await r.text();
+        return r.status === 500 ? body : undefined;
+      },
+      20_000,
+      () => daemon.tail(),
+    );
+    assert.match(verdict, /^syncloop failed: the eviction loop's stats reads have failed for \d+\.\d s: /);
   });
 });

@@ -51,6 +51,12 @@ export interface EvictionOutcome {
   readonly killError?: string;
   /** Wake (threshold crossing noticed) → SIGTERM, in ms. */
   readonly reactionMs: number | undefined;
+  /**
+   * The last look that saw the signal below its threshold → SIGTERM, in ms: the crossing happened
+   * between that look and the wake, so the reaction was at least {@link reactionMs} and at most
+   * this. A loop that could not look for a while (stopped, starved of CPU) shows it here.
+   */
+  readonly sinceBelowMs?: number;
 }
 
 /** Where one step's time went, in ms (when the clock can time it). */
@@ -67,6 +73,8 @@ export interface LoopStep {
   readonly wake: Wake;
   readonly now: number;
   readonly sample: StatsSample | undefined;
+  /** Why the stats could not be read (the step decided without a summary). */
+  readonly readError?: string;
   /** The stats read again after node-level reclaim, when reclaim ran. */
   readonly afterReclaim?: StatsSample;
   readonly report: SyncReport;
@@ -100,6 +108,10 @@ export interface EvictionLoopOptions {
 export class EvictionLoop {
   private state: EngineState = INITIAL_STATE;
   private readonly o: EvictionLoopOptions;
+  /** Why the step under way last failed to read the stats. */
+  private readFailure: string | undefined;
+  /** Per signal, when a step last read it and found none of its thresholds met. */
+  private readonly seenBelowAt = new Map<string, number>();
 
   constructor(options: EvictionLoopOptions) {
     this.o = options;
@@ -117,10 +129,12 @@ export class EvictionLoop {
     const scope: StatsScope = wake.notification ? "memory" : "node";
     const t0 = clock.elapsed?.();
     let sample: StatsSample | undefined;
+    this.readFailure = undefined;
     try {
       sample = await stats.collect(scope);
     } catch (e) {
-      log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
+      this.readFailure = String(e);
+      log.warn({ err: this.readFailure }, "Eviction manager: failed to get summary stats");
     }
     const t1 = clock.elapsed?.();
     const activePods = pods.activePods();
@@ -189,6 +203,7 @@ export class EvictionLoop {
     const decidedAt = clock.now();
     const evictions: EvictionOutcome[] = [];
     for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
+    this.noteSignalsBelow(report, now);
     const t3 = clock.elapsed?.();
     // After reclaim the engine decided from a second read; that path is not decided twice.
     const refined =
@@ -209,6 +224,7 @@ export class EvictionLoop {
       wake,
       now,
       sample,
+      ...(sample === undefined && this.readFailure !== undefined ? { readError: this.readFailure } : {}),
       ...(afterReclaim !== undefined ? { afterReclaim } : {}),
       report,
       evictions,
@@ -283,12 +299,20 @@ export class EvictionLoop {
     return { sample: fresh, state: again.state, report: again.report };
   }
 
+  /** Records, for each signal this step read, whether it was below all its thresholds then. */
+  private noteSignalsBelow(report: SyncReport, now: number): void {
+    if (!report.ran || report.statsUnavailable) return;
+    const met = new Set<string>(report.thresholdsMet.map((t) => t.signal));
+    for (const signal of report.observations.keys()) if (!met.has(signal)) this.seenBelowAt.set(signal, now);
+  }
+
   /** A complete read (`all`), or undefined with a warning when it fails. */
   private async readAll(): Promise<StatsSample | undefined> {
     try {
       return await this.o.stats.collect("all");
     } catch (e) {
-      this.o.log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats");
+      this.readFailure = String(e);
+      this.o.log.warn({ err: this.readFailure }, "Eviction manager: failed to get summary stats");
       return undefined;
     }
   }
@@ -302,11 +326,18 @@ export class EvictionLoop {
         evictedStatus(eviction),
         eviction.annotations,
       );
+      const lastBelowAt = Math.max(
+        wake.lastBelowAt ?? -Infinity,
+        this.seenBelowAt.get(eviction.signal) ?? -Infinity,
+      );
       return {
         eviction,
         effectiveGracePeriodSeconds: effective,
         kill,
         reactionMs: kill.terminatedAt - wake.at,
+        ...(Number.isFinite(lastBelowAt) && lastBelowAt <= wake.at
+          ? { sinceBelowMs: kill.terminatedAt - lastBelowAt }
+          : {}),
       };
     } catch (e) {
       // A failed kill still counts as an eviction, as upstream.

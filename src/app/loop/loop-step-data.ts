@@ -16,6 +16,8 @@ export type EvictionOutcomeData = Omit<EvictionOutcome, "kill"> & {
 export interface LoopStepData {
   readonly wake: Wake;
   readonly now: number;
+  /** Why the stats could not be read, when they could not. */
+  readonly readError?: string;
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcomeData[];
   readonly state: EngineState;
@@ -28,6 +30,7 @@ export function loopStepData(step: LoopStep): LoopStepData {
   return {
     wake: step.wake,
     now: step.now,
+    ...(step.readError !== undefined ? { readError: step.readError } : {}),
     report: step.report,
     evictions: step.evictions.map((e) => ({
       ...e,

@@ -36,6 +36,8 @@ export interface EvictionRecord {
   readonly message: string;
   /** Milliseconds from the threshold being crossed (the waking notification or sample) to SIGTERM. */
   readonly reactionMs?: number;
+  /** Milliseconds from the last look that saw the signal below its threshold to SIGTERM (the reaction's upper bound). */
+  readonly sinceBelowMs?: number;
   readonly killFailed: boolean;
 }
 

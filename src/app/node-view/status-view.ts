@@ -174,6 +174,7 @@ function evictionView(e: EvictionRecord): Record<string, unknown> {
     gracePeriodSeconds: e.gracePeriodSeconds,
     killFailed: e.killFailed,
     ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}),
+    ...(e.sinceBelowMs !== undefined ? { sinceBelowMs: e.sinceBelowMs } : {}),
     message: e.message,
   };
 }

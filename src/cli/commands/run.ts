@@ -7,7 +7,7 @@
  */
 import { accessSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { pino } from "pino";
+import { daemonLogger } from "../output/daemon-logger.js";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { LoggerPort, PodsPort } from "../../app/ports.js";
 import { systemClock } from "../system-clock.js";
@@ -275,6 +275,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     }),
     layout,
     config: spec.eviction,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
   });
   let lastStep: { readonly seq: number; readonly step: LoopStepData } | undefined;
   // The Summary the last step decided from stays on the loop thread until an HTTP request wants it:
@@ -415,7 +416,12 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     // Inside the try: when the address cannot be bound (the port is taken), the daemon does not
     // linger half-started (loop thread, supervised pods, no HTTP): it stops as on a signal and the
     // error ends the command (exit 3, with a hint).
-    server = await startHttpServer({ listen: spec.listen, snapshot, metrics });
+    server = await startHttpServer({
+      listen: spec.listen,
+      snapshot,
+      metrics,
+      health: () => journal.health(systemClock.now()),
+    });
     // The last refusal a start can meet without touching a pod is behind it: from here on pods
     // run (restored first), and a failure stops the daemon rather than undoing the start.
     undo.disarm();
@@ -506,7 +512,7 @@ export async function runCommand(opts: {
   dryRun: boolean;
   cleanupOnExit: boolean;
 }): Promise<number> {
-  const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+  const log = daemonLogger();
   const stop = stopOnSignals((signal) => log.info({ signal }, "stopping"));
   try {
     await runDaemon({

@@ -7,7 +7,7 @@
  * the decision log and a replayable trace of exactly what the loop saw. Logs are JSON lines on
  * stdout (pino). The composition root of the verb: the parts come from app/ and the adapters.
  */
-import { pino } from "pino";
+import { daemonLogger } from "../output/daemon-logger.js";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import { LatestSummary } from "../../app/cluster/latest-summary.js";
 import { apiPodInfo, type ApiPodInfo } from "../../app/cluster/node-local-summary.js";
@@ -186,6 +186,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       log,
       thresholds: settings.config.thresholds,
       startedAt,
+      housekeepingIntervalMs: o.intervalMs,
       ...(decisionLog !== undefined ? { decisionLog } : {}),
       verb: o.mode === "shadow" ? "would evict" : "evicted",
       config: settings.config,
@@ -269,6 +270,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       listen: o.listen,
       snapshot,
       metrics,
+      health: () => journal.health(clock.now()),
       busyPortHint:
         "another process holds the port (9090 is Prometheus' default): choose another with --listen HOST:PORT",
     });
@@ -314,7 +316,7 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
   if (opts.decisionLog !== undefined) outputPathIssue("--decision-log", opts.decisionLog, issues);
   if (opts.record !== undefined) outputPathIssue("--record", opts.record, issues);
   if (issues.length > 0) throw new InputError(issues);
-  const log = pino({ base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+  const log = daemonLogger();
   const stop = stopOnSignals((signal) => log.info({ signal }, "stopping"));
   let nodeLocal: NonNullable<WatchOptions["nodeLocal"]> | undefined;
   try {

@@ -35,9 +35,9 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
   // A wake's way to SIGTERM must not wait for the CPU behind HTTP, logs or garbage collection.
   const priority = setCurrentThreadNice(EVICTION_LOOP_NICE, "the eviction loop's thread");
   const log: LoggerPort = {
-    info: (fields, message) => main.post({ type: "log", level: "info", fields, message }),
-    warn: (fields, message) => main.post({ type: "log", level: "warn", fields, message }),
-    error: (fields, message) => main.post({ type: "log", level: "error", fields, message }),
+    info: (fields, message) => main.post({ type: "log", level: "info", fields, message, at: Date.now() }),
+    warn: (fields, message) => main.post({ type: "log", level: "warn", fields, message, at: Date.now() }),
+    error: (fields, message) => main.post({ type: "log", level: "error", fields, message, at: Date.now() }),
   };
 
   let cgroups: { readonly driver: CgroupDriver; readonly node: NodeCgroups } | undefined;

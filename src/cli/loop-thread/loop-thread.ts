@@ -120,7 +120,7 @@ export class LoopThread {
             resolveStart(thread);
             return;
           case "log":
-            handlers.log[message.level](message.fields, message.message);
+            (handlers.log.at?.(message.at) ?? handlers.log)[message.level](message.fields, message.message);
             return;
           case "step":
             // Kills come before the step that made them (the runtime's view first).

@@ -82,6 +82,8 @@ export type FromLoopThread =
       readonly level: "info" | "warn" | "error";
       readonly fields: Record<string, unknown>;
       readonly message: string;
+      /** When the loop thread said it (its clock): the line is dated then, however late it is written. */
+      readonly at: number;
     }
   /**
    * One synchronize, numbered. The Summary API object it decided from stays here until asked for

@@ -41,9 +41,19 @@ export class NotificationWakePort implements WakePort {
     this.o = options;
     const refused: { name: string; reason: string }[] = [];
     for (const source of this.all()) {
+      // The poller of the same threshold knows when its figure was last seen below it.
+      const poller = this.o.sources.find((s) => s.notifier === source || s.poller === source)?.poller;
       try {
         source.start(
-          (reason) => this.fire({ reason, at: this.o.now(), notification: true }),
+          (reason) => {
+            const lastBelowAt = poller?.lastBelowAt;
+            this.fire({
+              reason,
+              at: this.o.now(),
+              notification: true,
+              ...(lastBelowAt !== undefined ? { lastBelowAt } : {}),
+            });
+          },
           (error) => this.o.onError?.(source.name, error),
         );
       } catch (error) {

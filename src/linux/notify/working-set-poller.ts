@@ -52,6 +52,8 @@ export interface WorkingSetPollerOptions {
   readonly slowMs?: number;
   /** The period while the working set is above the limit (default 25 ms). */
   readonly aboveMs?: number;
+  /** The clock {@link WorkingSetPoller.lastBelowAt} is read on (default Date.now: the loop's). */
+  readonly now?: () => number;
 }
 
 /** The longest period, far from the limit: earlyoom's own cap (see the file's comment). */
@@ -116,6 +118,7 @@ export class WorkingSetPoller implements WakeSource {
   #sinceBytes: bigint | undefined;
   #sinceAtMs = 0;
   #above = false;
+  #lastBelowAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   /** Two descriptors kept open: one pread each per tick instead of open, fstat, read and close. */
@@ -142,6 +145,15 @@ export class WorkingSetPoller implements WakeSource {
 
   get limitBytes(): bigint | undefined {
     return this.#limit;
+  }
+
+  /**
+   * When a look last saw the working set at or below the limit: with the wake that follows, it
+   * brackets the crossing, so a loop that could not look for a while (its process stopped, its
+   * CPU taken) shows it in the reaction it reports.
+   */
+  get lastBelowAt(): number | undefined {
+    return this.#lastBelowAt;
   }
 
   /**
@@ -192,6 +204,7 @@ export class WorkingSetPoller implements WakeSource {
         } else {
           failures = 0;
           const above = ws > limit;
+          if (!above) this.#lastBelowAt = (this.#o.now ?? Date.now)();
           if (above && !this.#above) onWake(`${this.#o.description} crossed (working set ${ws} > ${limit})`);
           this.#above = above;
           const steadyMs = this.#o.steadyMs ?? 25;
@@ -216,6 +229,7 @@ export class WorkingSetPoller implements WakeSource {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#above = false;
+    this.#lastBelowAt = undefined;
     this.#rising = false;
     this.#sinceBytes = undefined;
     this.#files.close();
