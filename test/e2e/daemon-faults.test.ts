@@ -580,3 +580,63 @@ describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
     assert.match(verdict, /^syncloop failed: the eviction loop's stats reads have failed for \d+\.\d s: /);
   });
 });
+
+describe("evictd run: a stalled daemon shows in its reaction", { skip: E2E_SKIP }, () => {
+  test("the threshold crossed while the daemon is SIGSTOPped: evicted after SIGCONT, and the log says how long ago the signal was last seen below its threshold", async () => {
+    const node = await newNode("stall");
+    const go = join(node.dir, "go");
+    await node.writeNodeFile({
+      capacity: { memory: "384Mi" },
+      config: {
+        evictionHard: { "memory.available": "120Mi", "nodefs.available": "1%", "nodefs.inodesFree": "1%" },
+      },
+    });
+    const leak = leakMemory(8, 50, 300)[2] ?? "";
+    await node.addPod(
+      podManifest({
+        name: "leaker",
+        containers: [
+          {
+            name: "leak",
+            command: ["/bin/sh", "-c", `while [ ! -e ${go} ]; do sleep 0.05; done; exec perl -e '${leak}'`],
+            requests: { memory: "16Mi" },
+          },
+        ],
+      }),
+    );
+    const daemon = await node.start({ cleanupOnExit: true });
+    await daemon.waitForStatus(
+      "the leaker running",
+      (s) => (podStatus(s, "default/leaker")?.phase === "Running" ? s : undefined),
+      15_000,
+    );
+    await sleep(scaled(1500)); // a few looks at the node below its threshold
+    const pid = daemon.child.pid ?? 0;
+    process.kill(pid, "SIGSTOP");
+    const stoppedAt = Date.now();
+    try {
+      writeFileSync(go, "");
+      await sleep(3000); // the leak crosses the threshold (at ~2 s) while nothing of the daemon runs
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    const stoppedMs = Date.now() - stoppedAt;
+    const line = await daemon.waitForLine(
+      "the eviction line",
+      (l) => l.msg.startsWith("evicted default/leaker"),
+      20_000,
+    );
+    const sinceBelow = Number(line["sinceBelowMs"]);
+    const reaction = Number(line["reactionMs"]);
+    assert.ok(
+      sinceBelow >= stoppedMs - 200,
+      `last seen below ${sinceBelow} ms before SIGTERM, at least the ${stoppedMs} ms stall: ${JSON.stringify(line)}`,
+    );
+    assert.ok(reaction < sinceBelow, `the wake → SIGTERM ${reaction} ms is the lower bound`);
+    assert.match(line.msg, /\(last seen below its threshold \d+\.\d ms before SIGTERM\)/);
+    assert.ok(
+      Date.parse(line.time) >= stoppedAt + stoppedMs - 50,
+      "the line is dated at SIGTERM, after the stall",
+    );
+  });
+});
