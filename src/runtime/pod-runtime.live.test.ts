@@ -456,14 +456,18 @@ for (const mode of modes) {
             readFileSync(rt.podPaths(p.uid)!.log("c"), "utf8") === "ready\n",
         );
       const [a, b] = await Promise.all([rt.kill(polite, 1, EVICTED), rt.kill(stubborn, 1, EVICTED)]);
+      const ended: string[] = [];
       const [ra, rb] = await Promise.all([
-        a.done.then((r) => ({ ...r, ms: Date.now() - a.terminatedAt })),
-        b.done.then((r) => ({ ...r, ms: Date.now() - b.terminatedAt })),
+        a.done.then((r) => (ended.push("polite"), { ...r, ms: Date.now() - a.terminatedAt })),
+        b.done.then((r) => (ended.push("stubborn"), { ...r, ms: Date.now() - b.terminatedAt })),
       ]);
       console.error(`# trapping pod gone after ${ra.ms} ms, ignoring pod after ${rb.ms} ms`);
       assert.ok(ra.ok && rb.ok);
-      assert.ok(ra.ms < scaled(700), `the trapping pod took ${ra.ms} ms`);
-      assert.ok(rb.ms >= 950 && rb.ms < scaled(3000), `the ignoring pod took ${rb.ms} ms`);
+      // The trapping pod ends by its own hand (exit 0 below, not SIGKILL's 137), before the other.
+      assert.deepEqual(ended, ["polite", "stubborn"]);
+      // SIGKILL waits out the grace period; the upper bound only catches a kill that never comes
+      // (generous: a loaded machine delays timers and process exits by seconds).
+      assert.ok(rb.ms >= 950 && rb.ms < scaled(15_000), `the ignoring pod took ${rb.ms} ms`);
       const persisted = (uid: string) =>
         JSON.parse(readFileSync(rt.podPaths(uid)!.statusFile, "utf8")) as {
           phase: string;

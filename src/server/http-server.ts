@@ -31,20 +31,24 @@ export interface HttpServerOptions {
   readonly cacheMs?: number;
   /** What to tell the operator when the port is taken (each verb names its own way to change it). */
   readonly busyPortHint?: string;
+  /** The clock the answer cache's periods are measured on, in ms (default performance.now; tests set it). */
+  readonly now?: () => number;
 }
 
 /** Answers rendered for the last {@link HttpServerOptions.cacheMs}, by method and URL. */
 class AnswerCache {
   readonly #ms: number;
+  readonly #now: () => number;
   readonly #answers = new Map<string, { readonly until: number; readonly answer: Promise<HttpResponse> }>();
 
-  constructor(ms: number) {
+  constructor(ms: number, now: () => number) {
     this.#ms = ms;
+    this.#now = now;
   }
 
   get(key: string, render: () => Promise<HttpResponse>): Promise<HttpResponse> {
     if (this.#ms <= 0) return render();
-    const now = performance.now();
+    const now = this.#now();
     const kept = this.#answers.get(key);
     if (kept !== undefined && kept.until > now) return kept.answer;
     // Requests arriving while it renders share the rendering too.
@@ -97,7 +101,7 @@ async function serve(
 
 /** Binds and starts serving; rejects with an AdapterError (`http-listen`) when the address cannot be bound. */
 export function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
-  const cache = new AnswerCache(options.cacheMs ?? 100);
+  const cache = new AnswerCache(options.cacheMs ?? 100, options.now ?? (() => performance.now()));
   const server = createServer((req, res) => void serve(req, res, options, cache));
   const { host, port } = options.listen;
   return new Promise((resolve, reject) => {
