@@ -300,7 +300,7 @@ describe("evictd watch against a fake API server", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((r) => r["type"] === "step");
     const live = (await decisions(w.decisionLog)).map((r) => {
-      const { wake: _wake, reactionMs: _reaction, timings: _timings, ...rest } = r;
+      const { wake: _wake, reactionMs: _reaction, sinceBelowMs: _sinceBelow, timings: _timings, ...rest } = r;
       return rest;
     });
     assert.ok(live.length >= 5, `${live.length} synchronize runs`);
