@@ -10,6 +10,7 @@ import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-o
 import type { WatchCliOptions } from "./commands/watch.js";
 import { withNodeLocalOptions, type NodeLocalCliOptions } from "./commands/node-local-options.js";
 import { packageVersion } from "./package-version.js";
+import { terminalSafe, terminalSafeLines } from "./output/terminal-text.js";
 
 /** `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo). */
 function parseSeconds(text: string): number {
@@ -173,16 +174,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       return e.exitCode === 0 ? EXIT.ok : EXIT.input;
     }
     if (e instanceof InputError) {
-      for (const issue of e.issues) process.stderr.write(formatIssue(issue) + "\n");
+      // One line per problem, whatever the input's text holds (control characters are escaped).
+      for (const issue of e.issues) process.stderr.write(terminalSafe(formatIssue(issue)) + "\n");
       return EXIT.input;
     }
     if (e instanceof AdapterError) {
       // The environment said no (cluster unreachable, credentials refused, a file missing): not a bug.
-      process.stderr.write(`evictd: ${e.message}\n${e.hint !== undefined ? `  hint: ${e.hint}\n` : ""}`);
+      process.stderr.write(
+        `evictd: ${terminalSafe(e.message)}\n${e.hint !== undefined ? `  hint: ${terminalSafe(e.hint)}\n` : ""}`,
+      );
       return EXIT.environment;
     }
     process.stderr.write(
-      `evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      `evictd: internal error: ${terminalSafeLines(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`,
     );
     return EXIT.internal;
   }
