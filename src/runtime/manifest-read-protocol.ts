@@ -1,7 +1,8 @@
 /**
  * What the daemon's main thread and its manifest-reading thread (manifest-read-thread-main.ts) say
- * to each other: plain data, structured-cloned. One file at a time: the main thread sends the next
- * request once the answer to the last has come, so the file being read is always known.
+ * to each other: plain data, structured-cloned. The main thread may send requests ahead; the thread
+ * reads them one after the other and answers in the same order, so the file being read is always
+ * the first one not yet answered.
  */
 import type { ManifestFileResult } from "./read-manifest-file.js";
 

@@ -35,27 +35,35 @@ if (tid !== undefined) {
 
 const post = (message: FromManifestReadThread): void => port.postMessage(message);
 
+/** Reads one file; whatever happens, the answer names the file. */
+async function answer(request: ManifestReadRequest): Promise<void> {
+  let result: ManifestFileResult;
+  try {
+    result = await readManifestFile(request.file);
+  } catch (error) {
+    // readManifestFile never throws for bad input; this is a last resort that names the file.
+    result = {
+      file: request.file,
+      pods: [],
+      issues: [
+        {
+          severity: "error",
+          path: "",
+          code: "manifest-unreadable",
+          message: `the file cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+          file: request.file,
+        },
+      ],
+    };
+  }
+  post({ type: "result", id: request.id, result });
+}
+
+// One file at a time, in the order asked: the main thread knows which file is being read (the
+// first it has no answer for) and whose budget the time spent counts against.
+let reading = Promise.resolve();
 port.on("message", (request: ManifestReadRequest) => {
-  readManifestFile(request.file).then(
-    (result) => post({ type: "result", id: request.id, result }),
-    (error: unknown) => {
-      // readManifestFile never throws for bad input; this is a last resort that names the file.
-      const result: ManifestFileResult = {
-        file: request.file,
-        pods: [],
-        issues: [
-          {
-            severity: "error",
-            path: "",
-            code: "manifest-unreadable",
-            message: `the file cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-            file: request.file,
-          },
-        ],
-      };
-      post({ type: "result", id: request.id, result });
-    },
-  );
+  reading = reading.then(() => answer(request));
 });
 
 post({ type: "ready", tid });

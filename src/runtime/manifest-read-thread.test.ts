@@ -94,13 +94,22 @@ describe("ManifestReadThread", () => {
     }
   });
 
-  test("a file past its CPU budget is reported for that file, the main thread runs meanwhile, and a new worker reads the next file", async () => {
-    const dir = await tempFiles({ "keys.yaml": fill("? ? ? ?\n"), "web.yaml": pod("web") });
+  test("a file past its CPU budget is reported for that file, the main thread runs meanwhile, and a new worker reads the files asked for after it", async () => {
+    const dir = await tempFiles({
+      "keys.yaml": fill("? ? ? ?\n"),
+      "web.yaml": pod("web"),
+      "db.yaml": pod("db"),
+    });
     const thread = new ManifestReadThread({ cpuBudgetMs: 300 });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);
     try {
-      const r = await thread.read(join(dir, "keys.yaml"));
+      // Asked for together: the two after the costly one are already sent to the worker ended for it.
+      const [keys, web, db] = ["keys.yaml", "web.yaml", "db.yaml"].map((name) =>
+        thread.read(join(dir, name)),
+      );
+      assert.ok(keys !== undefined && web !== undefined && db !== undefined);
+      const r = await keys;
       clearInterval(ticker);
       assert.deepEqual(r.pods, []);
       assert.deepEqual(
@@ -116,10 +125,9 @@ describe("ManifestReadThread", () => {
       assert.equal(r.retry, undefined, "the file's own fault: not read again until it changes");
       // Parsed in place, the file would have held the main thread for the whole parse.
       assert.ok(ticks >= 3, `the main thread's timer ran ${ticks} times during the read`);
-      const next = await thread.read(join(dir, "web.yaml"));
       assert.deepEqual(
-        next.pods.map((p) => p.key),
-        ["team-0/web"],
+        [...(await web).pods, ...(await db).pods].map((p) => p.key),
+        ["team-0/web", "team-2/db"],
       );
       assert.equal(thread.started, 2);
     } finally {
@@ -129,13 +137,13 @@ describe("ManifestReadThread", () => {
   });
 
   test("a file that needs more heap than the worker may have is reported for that file", async () => {
-    const dir = await tempFiles({ "dashes.yaml": fill("---\n") });
+    const dir = await tempFiles({ "keys.yaml": fill("key: [\n") });
     const thread = new ManifestReadThread({
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
       cpuBudgetMs: 10 * MANIFEST_CPU_BUDGET_MS,
     });
     try {
-      const r = await thread.read(join(dir, "dashes.yaml"));
+      const r = await thread.read(join(dir, "keys.yaml"));
       assert.deepEqual(
         r.issues.map((i) => [i.code, i.message]),
         [["manifest-too-costly", "needed more than 32 MB of memory to parse: not read"]],

@@ -1,9 +1,10 @@
 /**
  * Manifest files read off the main thread: a worker (manifest-read-thread-main.ts) started when a
  * file needs reading and ended once it has been idle for a moment, so an idle daemon keeps no
- * second isolate. Each file is bounded in CPU time, wall time, heap and stack; a file past a bound
- * gets an issue saying so, the worker is ended, and the next file gets a new one. Nothing a
- * manifest holds can block the main thread (HTTP, the pods) or end the daemon.
+ * second isolate. Each file is bounded in CPU time, wall time and heap (a stack overflow is caught
+ * in the worker, an issue of that file); a file past a bound gets an issue saying so, the worker is
+ * ended, and the files after it go to a new one. Nothing a manifest holds can block the main thread
+ * (HTTP, the pods) or end the daemon.
  */
 import { readFileSync } from "node:fs";
 import { Worker, type ResourceLimits } from "node:worker_threads";
@@ -31,8 +32,11 @@ export const MANIFEST_CPU_BUDGET_MS = 5000;
 export const MANIFEST_WALL_LIMIT_MS = 60_000;
 
 /**
- * The worker's V8 limits: the heap a 1.5 MiB manifest needs several times over (its YAML tree,
- * positions and pods), far less than a file of garbage would take; a stack V8's default size.
+ * The worker's V8 limits. The heap: what the heaviest real 1.5 MiB manifests need (a stream of
+ * thousands of pods, one long env list: their YAML tree, positions and pods) with room to spare,
+ * far less than some files of garbage take. A valid but
+ * absurd manifest, hundreds of thousands of one-letter items in one flow sequence, does not fit and
+ * is reported so. The stack: V8's default size.
  */
 export const MANIFEST_THREAD_RESOURCE_LIMITS: ResourceLimits = {
   maxOldGenerationSizeMb: 256,
@@ -69,11 +73,22 @@ interface Running {
   /** Whether the worker has said it is up (with its task id, when it has one). */
   ready: boolean;
   tid: number | undefined;
-  /** The request being read, with when it was sent and the thread's CPU time then. */
-  current: (Pending & { readonly sentAt: number; cpuAtStartMs: number | undefined }) | undefined;
+  /**
+   * Requests sent and not yet answered, in order. The worker reads them one after the other, so
+   * the first is the file being read now: since `headSince`, with the thread's CPU time then.
+   */
+  readonly inFlight: Pending[];
+  headSince: number;
+  headCpuMs: number | undefined;
   /** Set once this worker is done with (ended on purpose, or gone): its later events are ignored. */
   ended: boolean;
 }
+
+/**
+ * Requests sent ahead to the worker: it goes from one file to the next without waiting for the main
+ * thread, while a file that must be ended takes few others' reads with it (they are sent again).
+ */
+const MAX_IN_FLIGHT = 16;
 
 /** The longest line of the worker's output logged. */
 const MAX_OUTPUT_LOGGED = 400;
@@ -133,6 +148,16 @@ export class ManifestReadThread {
     });
   }
 
+  /**
+   * Starts the worker now, ahead of the reads (its start-up, mostly loading the parser, then runs
+   * beside the caller's other work); it ends after the idle time if no read comes.
+   */
+  prestart(): void {
+    if (this.#closed || this.#running !== undefined) return;
+    this.#start();
+    this.#scheduleIdleEnd();
+  }
+
   /** A reader function bound to this thread. */
   get reader(): ManifestFileReader {
     return (file) => this.read(file);
@@ -142,31 +167,38 @@ export class ManifestReadThread {
   async close(): Promise<void> {
     this.#closed = true;
     const running = this.#running;
-    const pending = [...(running?.current !== undefined ? [running.current] : []), ...this.#queue];
-    this.#queue.length = 0;
-    if (running !== undefined) running.current = undefined;
+    const pending = [...(running?.inFlight.splice(0) ?? []), ...this.#queue.splice(0)];
     for (const p of pending) p.resolve(failed(p.file, "manifest-unreadable", "the daemon is stopping"));
     await this.#end();
   }
 
   #pump(): void {
-    const running = this.#running;
-    if (running?.current !== undefined || this.#closed) return;
-    const next = this.#queue.shift();
-    if (next === undefined) {
-      this.#scheduleIdleEnd();
+    if (this.#closed) return;
+    if (this.#queue.length === 0) {
+      if (this.#running?.inFlight.length === 0) this.#scheduleIdleEnd();
       return;
     }
     clearTimeout(this.#idle);
-    const r = running ?? this.#start();
+    const r = this.#running ?? this.#start();
     r.worker.ref();
-    r.current = { ...next, sentAt: Date.now(), cpuAtStartMs: threadCpuMs(r.tid) };
-    const request: ManifestReadRequest = { id: next.id, file: next.file };
-    r.worker.postMessage(request);
+    while (r.inFlight.length < MAX_IN_FLIGHT) {
+      const next = this.#queue.shift();
+      if (next === undefined) break;
+      if (r.inFlight.length === 0) this.#headStarts(r);
+      r.inFlight.push(next);
+      const request: ManifestReadRequest = { id: next.id, file: next.file };
+      r.worker.postMessage(request);
+    }
     if (this.#watch === undefined) {
       this.#watch = setInterval(() => this.#check(), WATCH_INTERVAL_MS);
       this.#watch.unref();
     }
+  }
+
+  /** The first request in flight starts being read now (as far as the main thread can tell). */
+  #headStarts(running: Running): void {
+    running.headSince = Date.now();
+    running.headCpuMs = threadCpuMs(running.tid);
   }
 
   #start(): Running {
@@ -177,7 +209,15 @@ export class ManifestReadThread {
       stderr: true,
     });
     this.started++;
-    const running: Running = { worker, ready: false, tid: undefined, current: undefined, ended: false };
+    const running: Running = {
+      worker,
+      ready: false,
+      tid: undefined,
+      inFlight: [],
+      headSince: Date.now(),
+      headCpuMs: undefined,
+      ended: false,
+    };
     this.#running = running;
     for (const [stream, name] of [
       [worker.stdout, "stdout"],
@@ -188,7 +228,7 @@ export class ManifestReadThread {
         const text = chunk.trim();
         if (text === "") return;
         this.#logger?.warn(
-          { file: running.current?.file, output: text.slice(0, MAX_OUTPUT_LOGGED) },
+          { file: running.inFlight[0]?.file, output: text.slice(0, MAX_OUTPUT_LOGGED) },
           `the manifest reader wrote to its ${name}`,
         );
       });
@@ -199,48 +239,47 @@ export class ManifestReadThread {
         running.ready = true;
         running.tid = message.tid;
         // The CPU time of the file being read counts from here: the worker's start-up is not the file's.
-        if (running.current !== undefined) running.current.cpuAtStartMs = threadCpuMs(message.tid);
+        running.headCpuMs = threadCpuMs(message.tid);
         return;
       }
-      const current = running.current;
-      if (current === undefined || current.id !== message.id) return;
-      running.current = undefined;
-      current.resolve(message.result);
+      const head = running.inFlight[0];
+      if (head === undefined || head.id !== message.id) return;
+      running.inFlight.shift();
+      this.#headStarts(running);
+      head.resolve(message.result);
       this.#afterFile();
     });
     worker.on("error", (error: Error & { code?: string }) => {
       if (running.ended) return;
-      const current = running.current;
-      this.#discard(running);
-      if (current !== undefined) {
+      const head = this.#discard(running);
+      if (head !== undefined) {
         const limit = this.#resourceLimits.maxOldGenerationSizeMb;
-        current.resolve(
+        head.resolve(
           error.code === "ERR_WORKER_OUT_OF_MEMORY"
             ? failed(
-                current.file,
+                head.file,
                 "manifest-too-costly",
                 `needed more than ${limit ?? "the allowed"} MB of memory to parse: not read`,
               )
-            : failed(current.file, "manifest-unreadable", `the parser failed: ${error.message}: not read`),
+            : failed(head.file, "manifest-unreadable", `the parser failed: ${error.message}: not read`),
         );
       }
       this.#afterFile();
     });
     worker.on("exit", (code) => {
       if (running.ended) return;
-      const current = running.current;
-      this.#discard(running);
-      current?.resolve(
-        failed(current.file, "manifest-unreadable", `the parser ended (exit code ${code}): not read`),
+      const head = this.#discard(running);
+      head?.resolve(
+        failed(head.file, "manifest-unreadable", `the parser ended (exit code ${code}): not read`),
       );
       this.#afterFile();
     });
     return running;
   }
 
-  /** After a file: the next one, or the watch stopped and the idle timer set. */
+  /** After a file: the next ones sent, or the watch stopped and the idle timer set. */
   #afterFile(): void {
-    if (this.#running?.current === undefined && this.#queue.length === 0) {
+    if ((this.#running?.inFlight.length ?? 0) === 0 && this.#queue.length === 0) {
       clearInterval(this.#watch);
       this.#watch = undefined;
     }
@@ -250,26 +289,26 @@ export class ManifestReadThread {
   /** Looks at the file being read: past its CPU budget or the wall limit, the worker is ended. */
   #check(): void {
     const running = this.#running;
-    const current = running?.current;
-    if (running === undefined || current === undefined) return;
+    const head = running?.inFlight[0];
+    if (running === undefined || head === undefined) return;
     const cpuNow = threadCpuMs(running.tid);
     const cpuMs =
-      cpuNow !== undefined && current.cpuAtStartMs !== undefined ? cpuNow - current.cpuAtStartMs : undefined;
-    const wallMs = Date.now() - current.sentAt;
+      cpuNow !== undefined && running.headCpuMs !== undefined ? cpuNow - running.headCpuMs : undefined;
+    const wallMs = Date.now() - running.headSince;
     // Before the worker is up only the wall limit applies; without its CPU time (no /proc), wall
     // time stands in for it.
     const overBudget = running.ready && (cpuMs ?? wallMs) > this.#cpuBudgetMs;
     if (!overBudget && wallMs <= this.#wallLimitMs) return;
     this.#discard(running);
-    current.resolve(
+    head.resolve(
       overBudget
         ? failed(
-            current.file,
+            head.file,
             "manifest-too-costly",
             `took longer than ${seconds(this.#cpuBudgetMs)} of CPU time to parse: not read`,
           )
         : failed(
-            current.file,
+            head.file,
             "manifest-unreadable",
             `could not be parsed within ${seconds(this.#wallLimitMs)} (the machine is busy): not read; it is read again at the next scan`,
             true,
@@ -278,12 +317,17 @@ export class ManifestReadThread {
     this.#afterFile();
   }
 
-  /** Forgets a worker (ending it if it still runs); its events are ignored from now on. */
-  #discard(running: Running): void {
+  /**
+   * Forgets a worker (ending it if it still runs); its events are ignored from now on. Returns the
+   * request it was reading; those sent after it go back to the front of the queue, for the next one.
+   */
+  #discard(running: Running): Pending | undefined {
     running.ended = true;
-    running.current = undefined;
+    const [head, ...rest] = running.inFlight.splice(0);
+    this.#queue.unshift(...rest);
     if (this.#running === running) this.#running = undefined;
     running.worker.terminate().catch(() => undefined);
+    return head;
   }
 
   #scheduleIdleEnd(): void {
@@ -301,7 +345,7 @@ export class ManifestReadThread {
     clearInterval(this.#watch);
     this.#watch = undefined;
     const running = this.#running;
-    if (running === undefined || running.current !== undefined) return;
+    if (running === undefined || running.inFlight.length > 0) return;
     running.ended = true;
     this.#running = undefined;
     await running.worker.terminate();

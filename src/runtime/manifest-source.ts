@@ -187,6 +187,14 @@ export async function scanManifestDir(
     issues: Issue[];
   }[] = [];
   const realDir = await realpathOrUndefined(dir);
+  // Every read is asked for before the first is awaited: a reader in a worker goes from one file to
+  // the next without waiting for this thread to take each answer.
+  const reads: {
+    file: string;
+    stamp: string | undefined;
+    before: FileState | undefined;
+    result: ManifestFileResult | Promise<ManifestFileResult>;
+  }[] = [];
   for (const { name, link } of entries) {
     const file = join(dir, name);
     // A file listed as regular is stamped with lstat, which also says whether it became a link since.
@@ -195,12 +203,16 @@ export async function scanManifestDir(
     const outside = isLink ? await linkOutside(file, realDir) : undefined;
     const stamp = outside !== undefined ? undefined : isLink ? fileStamp(file, true).stamp : listed?.stamp;
     const before = previous.get(file);
-    const result: ManifestFileResult =
+    const result =
       outside !== undefined
         ? { file, pods: [], issues: [outside] }
         : stamp !== undefined && before?.stamp === stamp
           ? before.read
-          : await readSafely(read, file);
+          : readSafely(read, file);
+    reads.push({ file, stamp, before, result });
+  }
+  for (const { file, stamp, before, result: reading } of reads) {
+    const result = await reading;
     const issues = [...result.issues];
     let filePods = [...result.pods];
     if (issues.some((i) => i.severity === "error")) {
@@ -297,6 +309,14 @@ export class ManifestSource {
       this.#thread = new ManifestReadThread(options.logger !== undefined ? { logger: options.logger } : {});
       this.#read = this.#thread.reader;
     }
+  }
+
+  /**
+   * Starts the thread files are read in ahead of {@link start}: the daemon calls it before the rest
+   * of its start-up (HTTP, the loop thread), which the thread's own start-up then runs beside.
+   */
+  prepare(): void {
+    this.#thread?.prestart();
   }
 
   /** The pods currently defined, in file order. */

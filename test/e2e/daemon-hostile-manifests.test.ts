@@ -8,6 +8,7 @@
  * Pod names and namespaces that are no DNS names are refused, the value quoted with its escapes.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -24,6 +25,7 @@ import {
   scaled,
   sleep,
   stopAndCheckClean,
+  waitUntil,
   type Daemon,
   type StatusDoc,
 } from "../harness/node-harness.js";
@@ -141,6 +143,12 @@ const HEALTHZ_FAST_MS = scaled(100);
 const HEALTHZ_FAST_SHARE = 0.95;
 const HEALTHZ_WORST_MS = scaled(1500);
 
+/** The daemon's thread count now (its manifest-reading worker is one of them while it is up). */
+function threadCount(daemon: Daemon): number {
+  const m = /^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${daemon.child.pid}/status`, "utf8"));
+  return Number(m?.[1]);
+}
+
 /** What one file's entry in /status may weigh: its first problems and a count of the rest. */
 const MAX_PROBLEM_BYTES = 8 * 1024;
 
@@ -233,6 +241,7 @@ describe("evictd run: hostile manifests", { skip: E2E_SKIP }, () => {
           await writeFile(join(node.manifestDir, name), make());
         // Pressure while the files are being read: the leaker is still evicted.
         await sleep(500);
+        const threadsWhileReading = threadCount(daemon);
         await writeFile(trigger, "");
         await daemon.waitForStatus("default/leaker evicted", evicted("default/leaker"), 60_000);
 
@@ -282,6 +291,13 @@ describe("evictd run: hostile manifests", { skip: E2E_SKIP }, () => {
         const end = await daemon.status();
         assert.equal(podStatus(end, "default/steady")?.phase, "Running");
         assert.notEqual(end.lastSync?.time, loopBefore, "the loop still steps");
+        // Idle again: the reading thread has ended (an idle daemon keeps no extra isolate).
+        await waitUntil(
+          "the manifest-reading thread ended",
+          () => (threadCount(daemon) < threadsWhileReading ? true : undefined),
+          10_000,
+          () => ` (${threadCount(daemon)} threads now, ${threadsWhileReading} while reading)`,
+        );
       } finally {
         healthResult = await health.stop();
       }
