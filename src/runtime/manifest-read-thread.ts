@@ -34,9 +34,8 @@ export const MANIFEST_WALL_LIMIT_MS = 60_000;
 /**
  * The worker's V8 limits. The heap: what the heaviest real 1.5 MiB manifests need (a stream of
  * thousands of pods, one long env list: their YAML tree, positions and pods) with room to spare,
- * far less than some files of garbage take. A valid but
- * absurd manifest, hundreds of thousands of one-letter items in one flow sequence, does not fit and
- * is reported so. The stack: V8's default size.
+ * far less than some files of garbage take. A valid but absurd manifest, hundreds of thousands of
+ * one-letter items in one flow sequence, does not fit and is reported so. The stack: V8's default.
  */
 export const MANIFEST_THREAD_RESOURCE_LIMITS: ResourceLimits = {
   maxOldGenerationSizeMb: 256,
