@@ -12,6 +12,7 @@ import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-o
 import type { WatchCliOptions } from "./commands/watch.js";
 import { withNodeLocalOptions, type NodeLocalCliOptions } from "./commands/node-local-options.js";
 import { packageVersion } from "./package-version.js";
+import { terminalSafe, terminalSafeLines } from "./output/terminal-text.js";
 
 /**
  * `--seconds`: a positive, finite number (`abc`, `0` or `-5` is a usage error, not a 0 s demo), no
@@ -191,18 +192,21 @@ export async function main(argv: readonly string[]): Promise<number> {
       return e.exitCode === 0 ? EXIT.ok : EXIT.input;
     }
     if (e instanceof InputError) {
-      for (const issue of e.issues) process.stderr.write(formatIssue(issue) + "\n");
+      // One line per problem, whatever the input's text holds (control characters are escaped).
+      for (const issue of e.issues) process.stderr.write(terminalSafe(formatIssue(issue)) + "\n");
       return EXIT.input;
     }
     // Library text (a client-node error, a stack) can quote what it read: scrubbed of credentials.
     if (e instanceof AdapterError) {
       // The environment said no (cluster unreachable, credentials refused, a file missing): not a bug.
-      const hint = e.hint !== undefined ? `  hint: ${e.hint}\n` : "";
-      process.stderr.write(scrubSecrets(`evictd: ${e.message}\n${hint}`));
+      const hint = e.hint !== undefined ? `  hint: ${terminalSafe(e.hint)}\n` : "";
+      process.stderr.write(scrubSecrets(`evictd: ${terminalSafe(e.message)}\n${hint}`));
       return EXIT.environment;
     }
     process.stderr.write(
-      scrubSecrets(`evictd: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`),
+      scrubSecrets(
+        `evictd: internal error: ${terminalSafeLines(e instanceof Error ? (e.stack ?? e.message) : String(e))}\n`,
+      ),
     );
     return EXIT.internal;
   }

@@ -36,11 +36,13 @@ export const exactIntTag: ScalarTag = {
   },
 };
 
-// YAML 1.2 core schema, as the kubelet's sigs.k8s.io/yaml reads it, with merge keys.
+// YAML 1.2 core schema, as the kubelet's sigs.k8s.io/yaml reads it, with merge keys. yaml's warnings
+// (a key that is itself a collection) would go to process.emitWarning, i.e. stderr: silenced.
 const YAML_OPTIONS = {
   customTags: (tags: Tags): Tags => [exactIntTag, ...tags],
   merge: true,
   prettyErrors: false,
+  logLevel: "silent",
 } as const;
 
 function issue(

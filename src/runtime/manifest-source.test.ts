@@ -1,6 +1,6 @@
 /** The manifest directory source on a real temp directory: added, changed and removed by UID, errors exposed, bounded waits. */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -11,7 +11,12 @@ import {
   type ManifestFileError,
 } from "./manifest-source.js";
 import type { RunnablePod } from "./runnable-pod.js";
-import { MAX_ISSUE_MESSAGE, MAX_MANIFEST_BYTES } from "./read-manifest-file.js";
+import {
+  MAX_ISSUE_MESSAGE,
+  MAX_MANIFEST_BYTES,
+  readManifestFile,
+  type ManifestFileResult,
+} from "./read-manifest-file.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -305,6 +310,100 @@ describe("scanManifestDir: files that are not the directory's pods", () => {
     assert.deepEqual(
       [...fresh.scan.pods.values()].map((p) => p.containers[0]?.command?.[0]),
       ["echo"],
+    );
+  });
+});
+
+/** An alias bomb: nine anchors, each a list of nine aliases to the one before. */
+function aliasBomb(): string {
+  let text = `a: &a [${Array(9).fill('"lol"').join(",")}]\n`;
+  let prev = "a";
+  for (const n of ["b", "c", "d", "e", "f", "g", "h", "i"]) {
+    text += `${n}: &${n} [${Array(9).fill(`*${prev}`).join(",")}]\n`;
+    prev = n;
+  }
+  return text;
+}
+
+describe("ManifestSource: hostile files", () => {
+  test("an alias bomb, present at start or dropped in later, is that file's error; the other pods come and go as before", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "a-bomb.yaml"), aliasBomb());
+    await writeFile(join(dir, "web.yaml"), pod("web"));
+    // The source's own reading thread (the daemon's way of reading).
+    const r = record(dir);
+    await r.source.start();
+    try {
+      assert.deepEqual(r.events, ["added web"]);
+      const bomb = join(dir, "a-bomb.yaml");
+      assert.deepEqual(
+        r.source.errors().map((e) => [e.file, e.issues.map((i) => i.message)]),
+        [
+          [
+            bomb,
+            ["the document cannot be read: Excessive alias count indicates a resource exhaustion attack"],
+          ],
+        ],
+      );
+      await writeFile(join(dir, "z-bomb.yml"), aliasBomb());
+      await writeFile(join(dir, "next.yaml"), pod("next"));
+      await waitFor("next added", () => r.events.includes("added next"));
+      await waitFor("both bombs reported", () => r.source.errors().length === 2);
+      assert.deepEqual(
+        r.source.errors().map((e) => e.file),
+        [bomb, join(dir, "z-bomb.yml")],
+      );
+    } finally {
+      r.source.stop();
+    }
+  });
+
+  test("a file that failed is not read again until it changes; one to retry is read at the next scan", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "bad.yaml"), "metadata: { name: [\n");
+    await writeFile(join(dir, "busy.yaml"), pod("busy"));
+    await writeFile(join(dir, "good.yaml"), pod("good"));
+    const reads: string[] = [];
+    const read = async (file: string): Promise<ManifestFileResult> => {
+      reads.push(file.slice(dir.length + 1));
+      const result = await readManifestFile(file);
+      // busy.yaml plays a file the machine gave the parser no time for.
+      if (!file.endsWith("busy.yaml")) return result;
+      const issue = {
+        severity: "error" as const,
+        path: "",
+        code: "manifest-unreadable",
+        message: "busy",
+        file,
+      };
+      return { file, pods: [], issues: [issue], retry: true };
+    };
+    const first = await scanManifestDir(dir, new Map(), read);
+    assert.deepEqual(reads.sort(), ["bad.yaml", "busy.yaml", "good.yaml"]);
+    reads.length = 0;
+    const second = await scanManifestDir(dir, first.files, read);
+    assert.deepEqual(reads, ["busy.yaml"], "only the file to retry is read again");
+    reads.length = 0;
+    // A new modification time is a change.
+    await utimes(join(dir, "bad.yaml"), new Date(), new Date(Date.now() + 5000));
+    await scanManifestDir(dir, second.files, read);
+    assert.deepEqual(reads.sort(), ["bad.yaml", "busy.yaml"]);
+  });
+
+  test("a reader that throws is that file's error, and the scan goes on", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "a.yaml"), pod("a"));
+    await writeFile(join(dir, "b.yaml"), pod("b"));
+    const read = (file: string): Promise<ManifestFileResult> =>
+      file.endsWith("a.yaml") ? Promise.reject(new Error("reader broke")) : readManifestFile(file);
+    const { scan } = await scanManifestDir(dir, new Map(), read);
+    assert.deepEqual(
+      [...scan.pods.values()].map((p) => p.name),
+      ["b"],
+    );
+    assert.deepEqual(
+      scan.errors.map((e) => [e.file, e.issues[0]?.message]),
+      [[join(dir, "a.yaml"), "the file cannot be read: reader broke"]],
     );
   });
 });

@@ -10,6 +10,7 @@ import { dirname, extname, join } from "node:path";
 import type { Issue } from "../core/issues.js";
 import type { LoggerPort } from "../app/ports.js";
 import { describeReadError } from "../formats/structured-file.js";
+import { ManifestReadThread, type ManifestFileReader } from "./manifest-read-thread.js";
 import { readManifestFile, type ManifestFileResult } from "./read-manifest-file.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
@@ -37,6 +38,11 @@ export interface ManifestSourceOptions {
   /** Full rescan period, whatever the watcher says (default 20 s, the kubelet's file-check frequency; 0 disables). */
   readonly rescanIntervalMs?: number;
   readonly logger?: LoggerPort;
+  /**
+   * How a file is read and decoded (default: in a worker thread of the source's own, bounded in
+   * time and memory, so that no manifest can block or end the daemon: manifest-read-thread.ts).
+   */
+  readonly read?: ManifestFileReader;
 }
 
 /** What a scan of the directory found. */
@@ -127,14 +133,30 @@ async function linkOutside(file: string, realDir: string | undefined): Promise<I
   };
 }
 
+/** `read(file)`, whose failure (a reader is not to fail) is that file's error, not the scan's. */
+async function readSafely(read: ManifestFileReader, file: string): Promise<ManifestFileResult> {
+  try {
+    return await read(file);
+  } catch (error) {
+    const message = `the file cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+    return {
+      file,
+      pods: [],
+      issues: [{ severity: "error", path: "", code: "manifest-unreadable", message, file }],
+    };
+  }
+}
+
 /**
  * Reads the directory once. `previous` holds each file's last good pods: while a file has errors,
  * pods it held before and no longer decodes are kept (a half-saved edit must not kill a running
- * pod); deleting the file removes them. The kubelet's file source drops such pods instead.
+ * pod); deleting the file removes them. The kubelet's file source drops such pods instead. Files
+ * are read with `read` (default: on this thread; the daemon's source reads in a worker).
  */
 export async function scanManifestDir(
   dir: string,
   previous: ReadonlyMap<string, FileState> = new Map(),
+  read: ManifestFileReader = readManifestFile,
 ): Promise<{ scan: ManifestScan; files: Map<string, FileState> }> {
   const files = new Map<string, FileState>();
   const errors: ManifestFileError[] = [];
@@ -157,7 +179,7 @@ export async function scanManifestDir(
     return { scan: { pods: new Map(), errors: [{ file: dir, issues: [issue] }] }, files };
   }
   // Pass 1: each file's pods (unchanged files are not parsed again).
-  const read: {
+  const found: {
     file: string;
     stamp: string | undefined;
     result: ManifestFileResult;
@@ -165,6 +187,14 @@ export async function scanManifestDir(
     issues: Issue[];
   }[] = [];
   const realDir = await realpathOrUndefined(dir);
+  // Every read is asked for before the first is awaited: a reader in a worker goes from one file to
+  // the next without waiting for this thread to take each answer.
+  const reads: {
+    file: string;
+    stamp: string | undefined;
+    before: FileState | undefined;
+    result: ManifestFileResult | Promise<ManifestFileResult>;
+  }[] = [];
   for (const { name, link } of entries) {
     const file = join(dir, name);
     // A file listed as regular is stamped with lstat, which also says whether it became a link since.
@@ -173,19 +203,24 @@ export async function scanManifestDir(
     const outside = isLink ? await linkOutside(file, realDir) : undefined;
     const stamp = outside !== undefined ? undefined : isLink ? fileStamp(file, true).stamp : listed?.stamp;
     const before = previous.get(file);
-    const result: ManifestFileResult =
+    const result =
       outside !== undefined
         ? { file, pods: [], issues: [outside] }
         : stamp !== undefined && before?.stamp === stamp
           ? before.read
-          : await readManifestFile(file);
+          : readSafely(read, file);
+    reads.push({ file, stamp, before, result });
+  }
+  for (const { file, stamp, before, result: reading } of reads) {
+    const result = await reading;
     const issues = [...result.issues];
     let filePods = [...result.pods];
     if (issues.some((i) => i.severity === "error")) {
       const kept = (before?.pods ?? []).filter((old) => !filePods.some((p) => p.uid === old.uid));
       filePods = [...filePods, ...kept];
     }
-    read.push({ file, stamp, result, pods: filePods, issues });
+    // A file read again for a reason of the moment is not stamped: the next scan reads it again.
+    found.push({ file, stamp: result.retry === true ? undefined : stamp, result, pods: filePods, issues });
   }
   // Pass 2: one pod per namespace/name (derived UIDs are made from it). A pod defined twice keeps
   // the file it runs from (the last scan's); a new one goes to the first file in name order. The
@@ -194,7 +229,7 @@ export async function scanManifestDir(
   const ranFrom = new Map<string, string>();
   for (const [file, state] of previous) for (const pod of state.pods) ranFrom.set(pod.key, file);
   const byKey = new Map<string, { file: string; pod: RunnablePod }>();
-  for (const { file, pods: filePods } of read) {
+  for (const { file, pods: filePods } of found) {
     for (const pod of filePods) {
       const held = byKey.get(pod.key);
       if (held === undefined || (held.file !== ranFrom.get(pod.key) && file === ranFrom.get(pod.key)))
@@ -203,7 +238,7 @@ export async function scanManifestDir(
   }
   const pods = new Map<string, RunnablePod>();
   const owner = new Map<string, string>();
-  for (const { file, stamp, result, pods: filePods, issues } of read) {
+  for (const { file, stamp, result, pods: filePods, issues } of found) {
     const accepted: RunnablePod[] = [];
     for (const pod of filePods) {
       const first = owner.get(pod.uid);
@@ -246,6 +281,9 @@ export class ManifestSource {
   readonly #debounceMs: number;
   readonly #rescanIntervalMs: number;
   readonly #logger: LoggerPort | undefined;
+  readonly #read: ManifestFileReader;
+  /** The worker the files are read in, when the source made its own. */
+  readonly #thread: ManifestReadThread | undefined;
   #pods = new Map<string, RunnablePod>();
   #fingerprints = new Map<string, string>();
   /** Pods given to `start` as running that no scan has found a file for yet. */
@@ -266,6 +304,19 @@ export class ManifestSource {
     this.#debounceMs = options.debounceMs ?? 150;
     this.#rescanIntervalMs = options.rescanIntervalMs ?? 20_000;
     this.#logger = options.logger;
+    if (options.read !== undefined) this.#read = options.read;
+    else {
+      this.#thread = new ManifestReadThread(options.logger !== undefined ? { logger: options.logger } : {});
+      this.#read = this.#thread.reader;
+    }
+  }
+
+  /**
+   * Starts the thread files are read in ahead of {@link start}: the daemon calls it before the rest
+   * of its start-up (HTTP, the loop thread), which the thread's own start-up then runs beside.
+   */
+  prepare(): void {
+    this.#thread?.prestart();
   }
 
   /** The pods currently defined, in file order. */
@@ -307,6 +358,7 @@ export class ManifestSource {
     this.#watcher = undefined;
     clearTimeout(this.#debounce);
     clearInterval(this.#interval);
+    this.#thread?.close().catch(() => undefined);
   }
 
   /** Rescans now; concurrent requests coalesce into one more scan after the running one. */
@@ -319,8 +371,14 @@ export class ManifestSource {
       try {
         do {
           this.#again = false;
-          await this.#scanOnce();
-        } while (this.#again);
+          try {
+            await this.#scanOnce();
+          } catch (error) {
+            // Files' problems are issues, never exceptions; should a scan fail all the same, the
+            // pods stay as they are and the next scan tries again: never an unhandled rejection.
+            this.#logger?.error({ dir: this.#dir, error: String(error) }, "manifest directory scan failed");
+          }
+        } while (this.#again && !this.#stopped);
       } finally {
         this.#scanning = undefined;
       }
@@ -357,7 +415,9 @@ export class ManifestSource {
   }
 
   async #scanOnce(): Promise<void> {
-    const { scan, files } = await scanManifestDir(this.#dir, this.#files);
+    const { scan, files } = await scanManifestDir(this.#dir, this.#files, this.#read);
+    // A scan that ended after stop (its reads answered "the daemon is stopping") changes nothing.
+    if (this.#stopped) return;
     this.#files = files;
     const before = this.#pods;
     const oldPrints = this.#fingerprints;

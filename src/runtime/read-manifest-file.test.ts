@@ -1,7 +1,7 @@
 /** Manifest files to pods: one Pod, `---` streams, lists, JSON; restart policy, UIDs and every problem located. */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseManifestText } from "./read-manifest-file.js";
+import { MAX_FILE_ISSUES, parseManifestText } from "./read-manifest-file.js";
 import { derivedPodUid, podRestartPolicy } from "./runnable-pod.js";
 
 const POD = (name: string, extra = "") => `apiVersion: v1
@@ -115,5 +115,99 @@ describe("parseManifestText", () => {
       json.pods.map((p) => p.name),
       ["j"],
     );
+  });
+
+  test("pod names are DNS-1123 subdomains and namespaces DNS-1123 labels, as the API server requires; the value is quoted with its escapes", () => {
+    const manifest = (name: string, namespace?: string): string =>
+      JSON.stringify({
+        metadata: { name, ...(namespace !== undefined ? { namespace } : {}) },
+        spec: { containers: [{ name: "c", command: ["true"] }] },
+      });
+    const ok = ["web", "web-1", "a.b.c", "0", "x".repeat(253)];
+    for (const name of ok) assert.deepEqual(parseManifestText(manifest(name), "ok.json").issues, [], name);
+    assert.deepEqual(parseManifestText(manifest("web", "team-a"), "ok.json").issues, []);
+    const bad: [name: string, namespace: string | undefined, path: string, shown: string][] = [
+      ["web\u001b[31m", undefined, "metadata.name", String.raw`"web\u001b[31m"`],
+      ["web\rroot", undefined, "metadata.name", String.raw`"web\rroot"`],
+      ["my pod", undefined, "metadata.name", '"my pod"'],
+      ["Web", undefined, "metadata.name", '"Web"'],
+      ["-web", undefined, "metadata.name", '"-web"'],
+      ["a..b", undefined, "metadata.name", '"a..b"'],
+      ["../etc", undefined, "metadata.name", '"../etc"'],
+      ["x".repeat(254), undefined, "metadata.name", `"${"x".repeat(254)}"`],
+      ["web", "team a", "metadata.namespace", '"team a"'],
+      ["web", "team.a", "metadata.namespace", '"team.a"'],
+      ["web", "ns\u001b]0;x\u0007", "metadata.namespace", String.raw`"ns\u001b]0;x\u0007"`],
+      ["web", "x".repeat(64), "metadata.namespace", `"${"x".repeat(64)}"`],
+    ];
+    for (const [name, namespace, path, shown] of bad) {
+      const r = parseManifestText(manifest(name, namespace), "/m/bad.json");
+      assert.deepEqual(r.pods, [], JSON.stringify(name));
+      const issue = r.issues.find((i) => i.code === "invalid-name");
+      assert.ok(issue !== undefined, JSON.stringify(r.issues));
+      assert.equal(issue.file, "/m/bad.json");
+      assert.equal(issue.path, path);
+      assert.ok(issue.message.includes(shown), `${issue.message} quotes ${shown}`);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(issue.message, /[\u0000-\u001f]/, "no raw control character in the message");
+    }
+  });
+});
+
+describe("parseManifestText: hostile files", () => {
+  test("an alias bomb (anchors of aliases to anchors) is an error naming the file, never an exception", () => {
+    let text = `a: &a [${Array(9).fill('"lol"').join(",")}]\n`;
+    let prev = "a";
+    for (const n of ["b", "c", "d", "e", "f", "g", "h", "i"]) {
+      text += `${n}: &${n} [${Array(9).fill(`*${prev}`).join(",")}]\n`;
+      prev = n;
+    }
+    const r = parseManifestText(text, "/m/bomb.yaml");
+    assert.deepEqual(r.pods, []);
+    assert.equal(r.issues.length, 1, JSON.stringify(r.issues));
+    assert.equal(r.issues[0]?.file, "/m/bomb.yaml");
+    assert.equal(r.issues[0]?.line, 1);
+    assert.match(r.issues[0]?.message ?? "", /cannot be read: Excessive alias count/);
+    // An alias or two, as manifests share an env list, still decode.
+    const shared = parseManifestText(
+      `metadata: {name: p}\nspec:\n  containers:\n  - name: a\n    command: ["true"]\n    env: &env [{name: A, value: "1"}, {name: B, value: "2"}]\n  - name: b\n    command: ["true"]\n    env: *env\n`,
+      "shared.yaml",
+    );
+    assert.deepEqual(shared.issues, []);
+    assert.deepEqual(shared.pods[0]?.containers[1]?.env, shared.pods[0]?.containers[0]?.env);
+  });
+
+  test(`a file of garbage lists its first ${MAX_FILE_ISSUES} problems and counts the rest`, () => {
+    const r = parseManifestText("\t- x\n".repeat(5000), "/m/tabs.yaml");
+    assert.equal(r.issues.length, MAX_FILE_ISSUES + 1);
+    assert.ok(
+      r.issues.slice(0, MAX_FILE_ISSUES).every((i) => i.line !== undefined && i.file === "/m/tabs.yaml"),
+    );
+    const last = r.issues.at(-1);
+    assert.equal(last?.code, "more-problems");
+    assert.equal(last?.severity, "error");
+    assert.equal(last?.message, `… and 4,980 more problems (the first ${MAX_FILE_ISSUES} are listed)`);
+  });
+
+  test("a list of more non-pods than a call takes arguments is problems, not a stack overflow", () => {
+    const r = parseManifestText("- x\n".repeat(150_000), "/m/list.yaml");
+    assert.deepEqual(r.pods, []);
+    assert.equal(r.issues.length, MAX_FILE_ISSUES + 1);
+    assert.match(r.issues.at(-1)?.message ?? "", /^… and 149,980 more problems/);
+  });
+
+  test("yaml's warnings (a key that is a collection) are not written to the process's stderr", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on("warning", onWarning);
+    try {
+      parseManifestText("? ? ? ?\n".repeat(50), "/m/keys.yaml");
+      parseManifestText("metadata: {name: p}\n? [a, b]\n: 1\n", "/m/key.yaml");
+      // process.emitWarning reports on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.deepEqual(warnings, []);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * One file of the manifest directory to Pods: YAML or JSON, one Pod, a `---`-separated stream of
- * them, or a PodList; every problem an issue naming the file and, where known, the line.
+ * them, or a PodList; every problem an issue naming the file and, where known, the line. What one
+ * file can cost is bounded here (size, aliases, problems kept, nothing thrown, nothing written to
+ * stderr) and by the thread the daemon parses in (time, memory, stack: manifest-read-thread.ts).
  */
 import { stat } from "node:fs/promises";
-import { LineCounter, isScalar, parseAllDocuments, type Document, type Tags } from "yaml";
+import { Composer, LineCounter, Parser, isScalar, type Document, type Tags } from "yaml";
 import { IssueList, pathIndex, pathKey, type Issue } from "../core/issues.js";
 import { decodePod } from "../core/pod/decode-pod.js";
 import { createPositionLookup, locateIssues, type PositionLookup } from "../formats/position-lookup.js";
@@ -14,12 +16,82 @@ export interface ManifestFileResult {
   readonly file: string;
   /** The pods decoded without error, in file order. */
   readonly pods: readonly RunnablePod[];
-  /** Errors (a pod with any is left out) and warnings, each naming the file. */
+  /** Errors (a pod with any is left out) and warnings, each naming the file; at most {@link MAX_FILE_ISSUES} and a count of the rest. */
   readonly issues: readonly Issue[];
+  /**
+   * The file was not read for a reason of the moment, not of its content (the parser was starved
+   * of CPU): it is read again at the next scan even when it has not changed since.
+   */
+  readonly retry?: boolean;
 }
 
-/** DNS-1123 label: what the API server requires of container and volume names. */
+/** DNS-1123 label: what the API server requires of container and volume names, and of namespaces. */
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** DNS-1123 subdomain: what the API server requires of a pod's name (at most 253 characters). */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * The most problems one file reports: the first ones, then a count of the rest. A file of garbage
+ * has one problem per line (hundreds of thousands), and each is kept in /status and compared on
+ * every scan; the first few say what is wrong with the file.
+ */
+export const MAX_FILE_ISSUES = 20;
+
+/**
+ * The problems of one file, kept up to {@link MAX_FILE_ISSUES}: those past it are only counted, and
+ * never located (finding an issue's line is the dearest part of reporting it).
+ */
+class FileIssues {
+  readonly kept: Issue[] = [];
+  #moreErrors = 0;
+  #moreWarnings = 0;
+
+  /** Whether another issue would still be kept. */
+  get room(): boolean {
+    return this.kept.length < MAX_FILE_ISSUES;
+  }
+
+  add(issue: Issue): void {
+    if (this.room) this.kept.push(issue);
+    else if (issue.severity === "error") this.#moreErrors++;
+    else this.#moreWarnings++;
+  }
+
+  /** Counts an issue past the cap without building it. */
+  skip(severity: Issue["severity"]): void {
+    if (severity === "error") this.#moreErrors++;
+    else this.#moreWarnings++;
+  }
+
+  get hasErrors(): boolean {
+    return this.#moreErrors > 0 || this.kept.some((i) => i.severity === "error");
+  }
+
+  /** The kept issues, and one more counting the rest when there were more. */
+  issues(file: string): Issue[] {
+    const more = this.#moreErrors + this.#moreWarnings;
+    if (more === 0) return this.kept;
+    const count = new Intl.NumberFormat("en-US").format(more);
+    return [
+      ...this.kept,
+      {
+        severity: this.#moreErrors > 0 ? "error" : "warning",
+        path: "",
+        code: "more-problems",
+        message: `… and ${count} more problem${more === 1 ? "" : "s"} (the first ${MAX_FILE_ISSUES} are listed)`,
+        file,
+      },
+    ];
+  }
+}
+
+/**
+ * yaml's alias limit (its `maxAliasCount`: an anchor's nodes times the aliases to it): a manifest
+ * may share an env list or a resources block among its containers, a "billion laughs" file of
+ * anchors nested in anchors is refused before it is expanded.
+ */
+const MAX_ALIAS_COUNT = 1000;
 
 interface RawDocument {
   readonly value: unknown;
@@ -33,22 +105,30 @@ function isEmptyDocument(doc: Document): boolean {
 }
 
 /** The documents of a YAML stream; documents with syntax errors become issues instead. */
-function yamlDocuments(text: string, file: string, issues: Issue[]): RawDocument[] {
+function yamlDocuments(text: string, file: string, issues: FileIssues): RawDocument[] {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, {
-    lineCounter,
+  const composer = new Composer({
     merge: true,
     prettyErrors: false,
+    // yaml's warnings (a key that is itself a collection) would go to process.emitWarning, i.e. to
+    // the daemon's stderr; the file's problems are reported as issues instead.
+    logLevel: "silent",
     customTags: (tags: Tags): Tags => [exactIntTag, ...tags],
   });
   const out: RawDocument[] = [];
-  for (const doc of Array.isArray(docs) ? docs : []) {
+  // parseAllDocuments, one document at a time: an empty one (a file of `---` lines) is dropped as
+  // soon as it is made instead of being held with all the others.
+  for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(text))) {
     if (isEmptyDocument(doc)) continue;
     const errors = doc.errors.filter((e) => e.code !== "DUPLICATE_KEY");
     if (errors.length > 0) {
       for (const e of errors) {
+        if (!issues.room) {
+          issues.skip("error");
+          continue;
+        }
         const pos = lineCounter.linePos(e.pos[0]);
-        issues.push({
+        issues.add({
           severity: "error",
           path: "",
           code: `yaml-${e.code.toLowerCase().replaceAll("_", "-")}`,
@@ -60,7 +140,25 @@ function yamlDocuments(text: string, file: string, issues: Issue[]): RawDocument
       }
       continue;
     }
-    out.push({ value: doc.toJS({ maxAliasCount: 1000 }), positions: createPositionLookup(doc, lineCounter) });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      // An alias bomb ("Excessive alias count indicates a resource exhaustion attack"), or a
+      // document nested deeper than the stack: that document is not read.
+      const start = doc.contents?.range[0];
+      const pos = start === undefined ? undefined : lineCounter.linePos(start);
+      issues.add({
+        severity: "error",
+        path: "",
+        code: "yaml-invalid",
+        message: `the document cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+        file,
+        ...(pos !== undefined ? { line: pos.line, column: pos.col } : {}),
+      });
+      continue;
+    }
+    out.push({ value, positions: createPositionLookup(doc, lineCounter) });
   }
   return out;
 }
@@ -81,8 +179,30 @@ function rawItems(value: unknown): { items: readonly unknown[]; path: string } {
   return { items: [value], path: "" };
 }
 
-/** Container and volume names become cgroup, file and environment variable names: the API's rules apply. */
+/**
+ * The API server's rules for names, which `run` applies itself since nothing validated its manifests
+ * before: the pod's name and namespace (they are in every log line, /status and the terminal's
+ * view of them), container and volume names (they become cgroup, file and environment variable
+ * names). `replay` decodes pods with the same core decoder but does not apply them (a scenario may
+ * name pods as it likes; the terminal table escapes what it prints), nor does the cluster companion
+ * (the API server has already).
+ */
 function checkNames(pod: RunnablePod, path: string, issues: IssueList): void {
+  const metadata = pathKey(path, "metadata");
+  if (!DNS_SUBDOMAIN.test(pod.name) || pod.name.length > 253) {
+    issues.error(
+      pathKey(metadata, "name"),
+      "invalid-name",
+      `pod name ${JSON.stringify(pod.name)} must be a DNS-1123 subdomain: at most 253 of [a-z0-9-.], each dot-separated part starting and ending with a letter or digit`,
+    );
+  }
+  if (!DNS_LABEL.test(pod.namespace) || pod.namespace.length > 63) {
+    issues.error(
+      pathKey(metadata, "namespace"),
+      "invalid-name",
+      `namespace ${JSON.stringify(pod.namespace)} must be a DNS-1123 label: at most 63 of [a-z0-9-], starting and ending with a letter or digit`,
+    );
+  }
   const spec = pathKey(path, "spec");
   const check = (list: readonly { name: string }[], key: string, what: string): void => {
     list.forEach((item, i) => {
@@ -106,13 +226,14 @@ function decodeRunnablePod(raw: unknown, path: string, issues: IssueList): Runna
   const pod = decodePod(raw, path, local);
   const restartPolicy = readPodRestartPolicy(raw, path, local);
   if (pod !== undefined) checkNames(pod, path, local);
-  issues.items.push(...local.items);
+  // One at a time: a pod may have hundreds of thousands of problems, more than a call's arguments.
+  for (const issue of local.items) issues.items.push(issue);
   if (pod === undefined || local.hasErrors) return undefined;
   return { ...pod, uid: hasExplicitUid(raw) ? pod.uid : derivedPodUid(pod.key), restartPolicy };
 }
 
 /** Decodes the documents of one file; pods repeating a UID already seen in the file are errors. */
-function decodeDocuments(docs: readonly RawDocument[], file: string, issues: Issue[]): RunnablePod[] {
+function decodeDocuments(docs: readonly RawDocument[], file: string, issues: FileIssues): RunnablePod[] {
   const pods: RunnablePod[] = [];
   const seen = new Map<string, string>();
   for (const doc of docs) {
@@ -134,37 +255,60 @@ function decodeDocuments(docs: readonly RawDocument[], file: string, issues: Iss
       seen.set(pod.uid, pod.key);
       pods.push(pod);
     });
-    issues.push(...locateIssues(list.items, "", doc.positions, file));
+    // Only the issues kept are located.
+    let located = 0;
+    for (const issue of list.items) {
+      if (issues.room) located++;
+      else issues.skip(issue.severity);
+    }
+    for (const issue of locateIssues(list.items.slice(0, located), "", doc.positions, file))
+      issues.add(issue);
   }
   return pods;
 }
 
-/** Parses manifest text already in memory; `file` labels the issues. */
+/** Parses manifest text already in memory; `file` labels the issues. Never throws. */
 export function parseManifestText(text: string, file: string): ManifestFileResult {
-  const issues: Issue[] = [];
-  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  const first = body.trimStart()[0];
-  let docs: RawDocument[];
-  if (first === "{" || first === "[") {
-    // JSON (or flow YAML): one document; the shared reader keeps big integers exact.
-    const parsed = parseStructuredText(body, file, "");
-    if (!parsed.ok) return { file, pods: [], issues: parsed.issues };
-    issues.push(...parsed.warnings);
-    docs = [{ value: parsed.value, positions: parsed.positions }];
-  } else {
-    docs = yamlDocuments(body, file, issues);
-    if (docs.length === 0 && issues.length === 0) {
-      issues.push({
-        severity: "error",
-        path: "",
-        code: "empty-file",
-        message: "the file holds no Pod",
-        file,
-      });
+  const issues = new FileIssues();
+  try {
+    const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+    const first = body.trimStart()[0];
+    let docs: RawDocument[];
+    if (first === "{" || first === "[") {
+      // JSON (or flow YAML): one document; the shared reader keeps big integers exact.
+      const parsed = parseStructuredText(body, file, "");
+      if (!parsed.ok) {
+        for (const issue of parsed.issues) issues.add(issue);
+        return { file, pods: [], issues: issues.issues(file) };
+      }
+      for (const issue of parsed.warnings) issues.add(issue);
+      docs = [{ value: parsed.value, positions: parsed.positions }];
+    } else {
+      docs = yamlDocuments(body, file, issues);
+      if (docs.length === 0 && issues.kept.length === 0) {
+        issues.add({
+          severity: "error",
+          path: "",
+          code: "empty-file",
+          message: "the file holds no Pod",
+          file,
+        });
+      }
     }
+    const pods = decodeDocuments(docs, file, issues);
+    return { file, pods, issues: issues.issues(file) };
+  } catch (e) {
+    // A file nested deeper than the stack, or anything else the parser did not foresee: that file
+    // is not read, and says why.
+    issues.add({
+      severity: "error",
+      path: "",
+      code: "manifest-unreadable",
+      message: `the file cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+      file,
+    });
+    return { file, pods: [], issues: issues.issues(file) };
   }
-  const pods = decodeDocuments(docs, file, issues);
-  return { file, pods, issues };
 }
 
 /**

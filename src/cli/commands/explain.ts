@@ -12,6 +12,7 @@ import { writeStdout } from "../output/output-failure.js";
 import { systemClock } from "../system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
+import { terminalSafe } from "../output/terminal-text.js";
 
 export async function explainCommand(
   opts: ClusterCliOptions & NodeLocalCliOptions & { output: string },
@@ -33,7 +34,7 @@ export async function explainCommand(
     onRetry: (notice) => process.stderr.write(`evictd: ${notice.message}\n`),
   });
   const settings = await clusterEvictionSettings(api, opts.config);
-  for (const w of settings.warnings) process.stderr.write(formatIssue(w) + "\n");
+  for (const w of settings.warnings) process.stderr.write(terminalSafe(formatIssue(w)) + "\n");
   const local =
     opts.stats === "cgroups"
       ? await (await import("./open-kubelet-cgroups.js")).openKubeletCgroups(api, opts)
@@ -53,7 +54,8 @@ export async function explainCommand(
   return EXIT.ok;
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+function table(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((r) => r.map(terminalSafe));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: readonly string[]): string =>
     cells
@@ -63,10 +65,14 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   return [line(header), ...rows.map(line)].join("\n") + "\n";
 }
 
-/** The human form: conditions, signals against thresholds, the verdict, the ranking. */
+/**
+ * The human form: conditions, signals against thresholds, the verdict, the ranking. Names and
+ * messages come from the API server and the kubelet: printed with control characters escaped.
+ */
 export function renderExplanation(v: NodeExplanation): string {
   const out: string[] = [];
-  out.push(`node ${v.node} at ${v.time} (${v.source}); filesystems: ${v.layout}\n\n`);
+  const t = terminalSafe;
+  out.push(`node ${t(v.node)} at ${v.time} (${t(v.source)}); filesystems: ${v.layout}\n\n`);
   const reported = new Map(v.kubeletConditions.map((c) => [c.type, c.status]));
   out.push(
     table(
@@ -92,7 +98,7 @@ export function renderExplanation(v: NodeExplanation): string {
   out.push("\n");
   if (v.verdict.wouldEvict.length > 0) {
     for (const e of v.verdict.wouldEvict)
-      out.push(`would evict now: ${e.pod} (${e.signal}): ${e.message.trim()}\n`);
+      out.push(`would evict now: ${t(e.pod)} (${e.signal}): ${t(e.message.trim())}\n`);
   } else {
     out.push(
       `verdict: ${v.verdict.outcome}${v.verdict.actedOn !== null ? ` (acting on ${v.verdict.actedOn})` : ""}\n`,
@@ -100,7 +106,7 @@ export function renderExplanation(v: NodeExplanation): string {
   }
   if (v.ranking !== null) {
     out.push(
-      `\neviction order for ${v.ranking.signal}${v.ranking.next !== null ? `; next: ${v.ranking.next}` : ""}\n`,
+      `\neviction order for ${v.ranking.signal}${v.ranking.next !== null ? `; next: ${t(v.ranking.next)}` : ""}\n`,
     );
     out.push(
       table(
@@ -109,6 +115,6 @@ export function renderExplanation(v: NodeExplanation): string {
       ),
     );
   }
-  for (const s of v.skippedPods) out.push(`skipped ${s.pod}: ${s.problem}\n`);
+  for (const s of v.skippedPods) out.push(`skipped ${t(s.pod)}: ${t(s.problem)}\n`);
   return out.join("");
 }

@@ -11,6 +11,7 @@ import { openScenarioFile, openScenarioInput } from "../../formats/scenario/open
 import { formatIssue } from "../../core/issues.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
+import { terminalSafe } from "../output/terminal-text.js";
 import { HeldOutput } from "../output/held-output.js";
 import { isBrokenPipe } from "../output/broken-pipe.js";
 import { reportFailuresThroughWrites, stdoutFailure } from "../output/output-failure.js";
@@ -85,7 +86,7 @@ export async function replayCommand(
   if (issues.some((i) => i.severity === "error")) throw new InputError(issues);
   if (header === undefined || replayer === undefined)
     throw new Error("internal: a scenario without a header passed its checks");
-  for (const w of issues) process.stderr.write(formatIssue(w) + "\n");
+  for (const w of issues) process.stderr.write(terminalSafe(formatIssue(w)) + "\n");
   const plan = replayer.end();
   table?.end();
   if (report !== undefined && reporting !== undefined && opts.report !== undefined) {

@@ -409,6 +409,9 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     },
   };
   const manifests = new ManifestSource({ dir: spec.manifestDir, logger: log, listener });
+  // Manifests are read in a worker thread (runtime/manifest-read-thread.ts): started now, it is up
+  // by the time the first scan needs it.
+  manifests.prepare();
 
   let server: DaemonHttpServer | undefined;
   let failure: unknown;

@@ -13,6 +13,7 @@ import { podQos } from "../../core/pod/qos.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
+import { terminalSafe } from "./terminal-text.js";
 
 const dur = formatDurationMs;
 
@@ -57,7 +58,9 @@ export class TableWriter {
   step(o: StepOutcome, plan: ReplayPlan): void {
     this.steps++;
     const r = o.report;
-    const w = (s: string): void => this.out.write(s + "\n");
+    // Pod names and messages come from the scenario, which may name pods as it likes: every line is
+    // printed with its control characters escaped.
+    const w = (s: string): void => this.out.write(terminalSafe(s) + "\n");
     w("");
     w(`── step ${o.step.index} at ${dur(o.step.atMs)} (${formatRfc3339Ms(o.time)}) ${"─".repeat(30)}`);
     if (r.statsUnavailable)
@@ -139,6 +142,6 @@ export class TableWriter {
 
   end(): void {
     this.out.write(`\n${this.steps} steps, ${this.evicted.length} evictions\n`);
-    for (const e of this.evicted) this.out.write(`  ${e.at}  ${e.pod}  (${e.signal})\n`);
+    for (const e of this.evicted) this.out.write(`  ${e.at}  ${terminalSafe(e.pod)}  (${e.signal})\n`);
   }
 }
