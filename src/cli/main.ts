@@ -199,8 +199,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Library text (a client-node error, a stack) can quote what it read: scrubbed of credentials.
     if (e instanceof AdapterError) {
       // The environment said no (cluster unreachable, credentials refused, a file missing): not a bug.
-      const hint = e.hint !== undefined ? `  hint: ${terminalSafe(e.hint)}\n` : "";
-      process.stderr.write(scrubSecrets(`evictd: ${terminalSafe(e.message)}\n${hint}`));
+      // Some messages are several lines (a kubeconfig's problems with their excerpts): the lines stay.
+      const hint = e.hint !== undefined ? `  hint: ${terminalSafeLines(e.hint)}\n` : "";
+      process.stderr.write(scrubSecrets(`evictd: ${terminalSafeLines(e.message)}\n${hint}`));
       return EXIT.environment;
     }
     process.stderr.write(
