@@ -11,6 +11,7 @@ import { after, describe, test } from "node:test";
 import type { LoggerPort } from "../app/ports.js";
 import { MANIFEST_CPU_BUDGET_MS, ManifestReadThread } from "./manifest-read-thread.js";
 import { MAX_MANIFEST_BYTES, readManifestFile, type ManifestFileResult } from "./read-manifest-file.js";
+import { scaled } from "../testing/slowdown.js";
 
 const temps: string[] = [];
 after(async () => {
@@ -65,7 +66,8 @@ describe("ManifestReadThread", () => {
       "stream.yaml": largestStream(),
     });
     const logger = recordingLogger();
-    const thread = new ManifestReadThread({ logger });
+    // The default budget, in this machine's terms: the cgroup v2 guest emulates its CPU, slower by SLOWDOWN.
+    const thread = new ManifestReadThread({ logger, cpuBudgetMs: scaled(MANIFEST_CPU_BUDGET_MS) });
     try {
       const results = new Map<string, ManifestFileResult>();
       for (const name of [
@@ -100,7 +102,8 @@ describe("ManifestReadThread", () => {
       "web.yaml": pod("web"),
       "db.yaml": pod("db"),
     });
-    const thread = new ManifestReadThread({ cpuBudgetMs: 300 });
+    const budgetMs = scaled(300);
+    const thread = new ManifestReadThread({ cpuBudgetMs: budgetMs });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);
     try {
@@ -118,7 +121,7 @@ describe("ManifestReadThread", () => {
           [
             join(dir, "keys.yaml"),
             "manifest-too-costly",
-            "took longer than 0.3 s of CPU time to parse: not read",
+            `took longer than ${Math.round(budgetMs / 100) / 10} s of CPU time to parse: not read`,
           ],
         ],
       );

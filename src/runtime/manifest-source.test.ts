@@ -11,6 +11,7 @@ import {
   type ManifestFileError,
 } from "./manifest-source.js";
 import type { RunnablePod } from "./runnable-pod.js";
+import { scaled } from "../testing/slowdown.js";
 import {
   MAX_ISSUE_MESSAGE,
   MAX_MANIFEST_BYTES,
@@ -57,7 +58,12 @@ function record(dir: string, options: { rescanIntervalMs?: number } = {}): Recor
   return { events, errors, source };
 }
 
-async function waitFor(what: string, check: () => boolean, ms = 3000): Promise<void> {
+/**
+ * Waits for something to happen (a wait, not a bound on how fast: generous, so a busy machine or
+ * the emulated guest, where the reading thread starts slowly, does not fail it; scaled for the guest).
+ */
+async function waitFor(what: string, check: () => boolean, unscaledMs = 10_000): Promise<void> {
+  const ms = scaled(unscaledMs);
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
@@ -194,7 +200,7 @@ describe("ManifestSource", () => {
       assert.deepEqual(r.source.errors(), []);
       // The watcher is armed again: a new file shows up without waiting for many rescans.
       await writeFile(join(dir, "q.yaml"), pod("q"));
-      await waitFor("q added", () => r.events.includes("added q"), 1000);
+      await waitFor("q added", () => r.events.includes("added q"));
     } finally {
       r.source.stop();
     }

@@ -150,7 +150,9 @@ for (const mode of modes) {
         logger: recordingLogger(lines),
         backoff: FAST,
         pollIntervalMs: 100,
-        killTimeoutMs: 1000,
+        // How long processes may take to die after SIGKILL before they count as stuck: generous, so
+        // a loaded machine (or the emulated guest) is not mistaken for a process in state D.
+        killTimeoutMs: scaled(5000),
       });
       runtimes.push(r);
       return r;
@@ -183,7 +185,7 @@ for (const mode of modes) {
         }
         await r.close();
       }
-      if (driver !== undefined) await driver.destroyNode({ name: nodeName });
+      if (driver !== undefined) await driver.destroyNode({ name: nodeName, timeoutMs: scaled(20_000) });
       await unmountUnder(stateDir);
       await rm(stateDir, { recursive: true, force: true });
     });

@@ -502,6 +502,25 @@ describe("evictd run: one daemon per node", { skip: E2E_SKIP }, () => {
 
   test("the lock goes with its holder: after SIGKILL of the first daemon, a second one starts and adopts its pod", async () => {
     const { node, daemon, pid } = await firstDaemon("lockgone");
+    // Killed once its status file records the container's pid (what the next daemon adopts by).
+    await waitUntil(
+      "the container's pid in its status file",
+      () => {
+        const dirs = readdirSync(join(node.stateDir, "pods"));
+        return dirs.some((d) => {
+          try {
+            return readFileSync(join(node.stateDir, "pods", d, "status.json"), "utf8").includes(
+              `"pid": ${pid}`,
+            );
+          } catch {
+            return false;
+          }
+        })
+          ? true
+          : undefined;
+      },
+      15_000,
+    );
     await daemon.kill();
     const next = await node.start({ cleanupOnExit: true });
     await next.waitForLine(

@@ -21,6 +21,7 @@ import {
   scaled,
   stopAndCheckClean,
   TestNode,
+  waitUntil,
   type Daemon,
   type StatusDoc,
 } from "../harness/node-harness.js";
@@ -168,9 +169,17 @@ describe("evictd run: maxPods admission", { skip: E2E_SKIP }, () => {
     },
   );
 
-  test("no log line carries a top-level key twice; a container's pid is containerPid, the daemon's is pid", () => {
+  test("no log line carries a top-level key twice; a container's pid is containerPid, the daemon's is pid", async () => {
     assert.ok(daemon !== undefined);
     const d = daemon;
+    // The last admitted pod's start line may come after /status already showed it Running.
+    await waitUntil(
+      "four container starts logged",
+      () =>
+        d.rawLines.filter((l) => l.includes('"msg":"container started"')).length >= 4 ? true : undefined,
+      15_000,
+      () => d.tail(),
+    );
     assert.ok(d.rawLines.length > 10, "too few log lines to judge");
     const duplicated = d.rawLines
       .map((line) => ({ line, twice: duplicateTopLevelKeys(line) }))

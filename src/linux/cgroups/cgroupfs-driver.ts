@@ -21,7 +21,7 @@ import type {
 import { CgroupFiles, hostCgroupFs, type CgroupFs } from "./cgroup-files.js";
 import { checkName, containerLayout, nodeLayout, podLayout, segmentsWithin } from "./cgroup-layout.js";
 import { tryLockExclusive, type HeldLock } from "../file-lock.js";
-import { readCmdline } from "../procfs.js";
+import { readCmdline, readProcStatNow } from "../procfs.js";
 
 /** The outside world a driver touches, injectable so fixture tests can stand in a fake kernel. */
 export interface CgroupHost {
@@ -279,7 +279,7 @@ export abstract class CgroupfsDriver implements CgroupDriver {
       if (Date.now() > deadline) {
         throw new AdapterError(
           "cgroup-not-empty",
-          `node ${name} still holds processes ${left.join(", ")} after SIGKILL`,
+          `node ${name} still holds processes ${left.map(describeLeftover).join(", ")} after SIGKILL`,
           {
             hint: "a process in uninterruptible sleep (state D) cannot die until its I/O completes",
           },
@@ -451,4 +451,11 @@ function lockedError(dir: string, holder: number | undefined): AdapterError {
   return new AdapterError("cgroup-locked", `node cgroup ${dir} is managed by ${who}`, {
     hint: "one evictd per node: stop that daemon first, or give this node file another name",
   });
+}
+
+/** A process that outlived SIGKILL, with its state (`D`: waiting on I/O; `Z`: not reaped yet) and command. */
+function describeLeftover(pid: number): string {
+  const state = readProcStatNow(pid)?.state;
+  const cmd = readCmdline(pid);
+  return `${pid}${state !== undefined ? ` (state ${state}${cmd !== undefined ? `: ${cmd}` : ""})` : ""}`;
 }

@@ -31,6 +31,7 @@ import type { ActivePodInfo } from "./active-pod-info.js";
 import { testPodFiles } from "./testing/test-pod-files.js";
 import { collectorStatsPort } from "./collector-stats-port.js";
 import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
+import { scaled } from "../../testing/slowdown.js";
 
 const MiB = 1024 * 1024;
 const detection = process.platform === "linux" ? await detectOwnCgroups() : undefined;
@@ -151,7 +152,8 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
   after(async () => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await driver?.destroyNode({ name: NAME });
+    // A teardown, not a measurement: 100 pods' processes die slowly on an emulated CPU under load.
+    await driver?.destroyNode({ name: NAME, timeoutMs: scaled(20_000) });
     for (const dir of mounts.reverse()) execFileSync("umount", [dir]);
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   });
