@@ -31,11 +31,31 @@ const native = spawnSync(
 
 // The guest emulates its CPU: its waits stretch by this factor (test/harness/node-harness.ts).
 const SLOWDOWN = 3;
+// Suites whose outcome cannot depend on the cgroup version and that hold CPU-bound work to budgets
+// in CPU seconds (manifest parsing) or take many minutes under emulation: natively only, each named
+// with its reason when the guest runs. The guest's CPU runs JIT-compiled code 15-20 times slower
+// than this machine, so a parse that takes 2 s here exceeds the daemon's 5 s budget there.
+const NATIVE_ONLY = new Map([
+  [
+    "dist/src/runtime/manifest-read-thread.test.js",
+    "manifest parsing against its CPU budget; no cgroup involved",
+  ],
+  [
+    "dist/test/e2e/daemon-hostile-manifests.test.js",
+    "manifest parsing against the daemon's CPU budget and /healthz latency; eviction on v2 is daemon-memory's",
+  ],
+  [
+    "dist/test/e2e/daemon-durability.test.js",
+    "the state filesystem and the final-status journal; eviction on v2 is daemon-memory's",
+  ],
+]);
 const kernelSuites = [
   ...find("dist/src/linux", []),
   ...find("dist/src/runtime", []),
   ...find("dist/test/e2e", []),
-].sort();
+]
+  .filter((f) => !NATIVE_ONLY.has(f))
+  .sort();
 let guest = 0;
 const skip = process.env.EVICTD_SKIP_V2_GUEST === "1" ? "EVICTD_SKIP_V2_GUEST=1" : guestUnavailable();
 if (skip !== undefined) {
@@ -44,6 +64,7 @@ if (skip !== undefined) {
   console.log(
     `# cgroup v2: ${kernelSuites.length} suites again in a guest with a cgroup v2 kernel (waits ×${SLOWDOWN})`,
   );
+  for (const [file, why] of NATIVE_ONLY) console.log(`# cgroup v2: not in the guest: ${file} (${why})`);
   const run = spawnSync(
     "bash",
     [

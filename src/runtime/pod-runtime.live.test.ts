@@ -4,7 +4,7 @@
  * persisted status across a simulated daemon restart. Nothing is left behind.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -578,7 +578,7 @@ for (const mode of modes) {
     command: [sh, -c, 'sleep 0.2; echo second >> "$EVICTD_VOLUME_SHARED/order"']
   containers:
   - name: main
-    command: [sh, -c, 'echo main >> "$EVICTD_VOLUME_SHARED/order"; sleep 0.5; cat "$EVICTD_VOLUME_SHARED/order"']
+    command: [sh, -c, 'echo main >> "$EVICTD_VOLUME_SHARED/order"; while [ ! -e "$EVICTD_VOLUME_SHARED/done" ]; do sleep 0.05; done; cat "$EVICTD_VOLUME_SHARED/order"']
 `,
       );
       await rt.start(p);
@@ -589,6 +589,8 @@ for (const mode of modes) {
       );
       const helperPid = (await rt.podProcesses(p)).find((c) => c.container === "helper")?.pids[0];
       assert.ok(helperPid !== undefined, "the sidecar runs beside main");
+      // main completes once the test has seen both running.
+      writeFileSync(join(paths.volume("shared"), "done"), "");
       await waitFor("pod completed", () => rt.status(p.uid)?.phase === "Succeeded", 5000);
       assert.equal(readFileSync(paths.log("main"), "utf8"), "first\nhelper\nsecond\nmain\n");
       await waitFor(

@@ -635,7 +635,15 @@ describe("evictd run: a stalled daemon shows in its reaction", { skip: E2E_SKIP 
     const stoppedAt = Date.now();
     try {
       writeFileSync(go, "");
-      await sleep(3000); // the leak crosses the threshold (at ~2 s) while nothing of the daemon runs
+      // The leak crosses the threshold while nothing of the daemon runs: held stopped until the
+      // node cgroup's usage is past the crossing (working set above 384 - 120 = 264 MiB), then 1 s more.
+      await waitUntil(
+        "the leak past the threshold while the daemon is stopped",
+        () => (node.memoryUsage() >= 280 * 1024 * 1024 ? true : undefined),
+        30_000,
+        () => ` (usage ${node.memoryUsage()} bytes)`,
+      );
+      await sleep(1000);
     } finally {
       process.kill(pid, "SIGCONT");
     }

@@ -8,6 +8,7 @@
  * and a container's used to be two `pid`s).
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -52,6 +53,16 @@ const isAlive = (pid: number): boolean => {
     return false;
   }
 };
+
+/** Whether process `pid` ignores SIGTERM (bit 15 of SigIgn in /proc/<pid>/status). */
+function ignoresSigterm(pid: number): boolean {
+  try {
+    const m = /^SigIgn:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m !== null && (BigInt(`0x${m[1]}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
 
 describe("evictd run: maxPods admission", { skip: E2E_SKIP }, () => {
   let node: TestNode | undefined;
@@ -127,6 +138,20 @@ describe("evictd run: maxPods admission", { skip: E2E_SKIP }, () => {
     async () => {
       assert.ok(daemon !== undefined && node !== undefined);
       const d = daemon;
+      // Its perl must ignore SIGTERM before the kill starts (it sets that up as it starts, which a
+      // slow machine may not have reached yet).
+      const started = await d.waitForLine(
+        "p3-stubborn's container start",
+        (l) => l.msg === "container started" && l["pod"] === "default/p3-stubborn",
+        15_000,
+      );
+      const stubborn = Number(started["containerPid"]);
+      await waitUntil(
+        "p3-stubborn ignoring SIGTERM",
+        () => (ignoresSigterm(stubborn) ? true : undefined),
+        15_000,
+        () => d.tail(),
+      );
       await rm(join(node.manifestDir, "p3-stubborn.json"));
       const killing = await d.waitForLine(
         "p3-stubborn's SIGTERM",

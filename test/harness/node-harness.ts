@@ -247,6 +247,13 @@ export class TestNode {
     return join(own, this.cgroupName);
   }
 
+  /** Bytes the node's memory cgroup charges now (v2 `memory.current`, v1 `memory.usage_in_bytes`). */
+  memoryUsage(): number {
+    const dir = this.memoryCgroupDir();
+    const v2 = join(dir, "memory.current");
+    return Number(readFileSync(existsSync(v2) ? v2 : join(dir, "memory.usage_in_bytes"), "utf8").trim());
+  }
+
   /** Mounts a tmpfs at `dir` (created if needed), e.g. `size=96m` or `size=64m,nr_inodes=2000`. */
   mountTmpfs(dir: string, options: string): void {
     mkdirSync(dir, { recursive: true });
