@@ -57,6 +57,7 @@ export default tseslint.config(
                 "**/runtime/**",
                 "**/kubernetes/**",
                 "**/server/**",
+                "**/fleet/**",
                 "**/errors.js",
               ],
               message: "src/core imports only src/core.",
@@ -134,6 +135,7 @@ export default tseslint.config(
                 "**/runtime/**",
                 "**/kubernetes/**",
                 "**/server/**",
+                "**/fleet/**",
               ],
               message: "src/app imports only src/core, src/app and src/errors.ts.",
             },
@@ -159,6 +161,25 @@ export default tseslint.config(
             {
               group: ["**/cli/**", "**/linux/**", "**/runtime/**"],
               message: "formats, kubernetes and server import core, app, errors and formats only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The fleet comparison's adapters (worker pool, plan and shard files) read traces through
+    // formats and replay them through app; they run no pods, touch no kernel and serve nothing.
+    files: ["src/fleet/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/cli/**", "**/linux/**", "**/runtime/**", "**/kubernetes/**", "**/server/**"],
+              message: "src/fleet imports core, app, errors, formats and fleet only.",
             },
           ],
         },

@@ -18,7 +18,7 @@ import { Replayer } from "../src/app/replay/run-replay.js";
 import { ReportCollector } from "../src/app/report/report-data.js";
 import { renderReportHtml } from "../src/app/report/report-html.js";
 import { openScenarioFile } from "../src/formats/scenario/open-scenario.js";
-import { writeFileAtomic } from "../src/runtime/pod-status-file.js";
+import { writeFileAtomic } from "../src/formats/write-file-atomic.js";
 import { writeTraceFile } from "../tools/trace-generator/generate-trace.js";
 import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, nowMs, num, table, writeResults } from "./bench-stats.js";

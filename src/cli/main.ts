@@ -10,6 +10,7 @@ import { AdapterError } from "../errors.js";
 import { EXIT, InputError } from "../errors.js";
 import { withClusterOptions, type ClusterCliOptions } from "./commands/cluster-options.js";
 import type { WatchCliOptions } from "./commands/watch.js";
+import type { CompareCliOptions } from "./commands/compare.js";
 import { withNodeLocalOptions, type NodeLocalCliOptions } from "./commands/node-local-options.js";
 import { packageVersion } from "./package-version.js";
 import { terminalSafe, terminalSafeLines } from "./output/terminal-text.js";
@@ -30,6 +31,11 @@ function parseSeconds(text: string): number {
   return seconds;
 }
 
+/** A repeatable option's values, in order. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function program(): Command {
   const cmd = new Command("evictd")
     .description("The kubelet's node-pressure eviction manager: replay, explain and enforce.")
@@ -43,9 +49,101 @@ function program(): Command {
     .argument("<scenario>", "scenario file (YAML, JSON or JSONL), or - for stdin")
     .option("-o, --output <format>", "jsonl | table (default: table on a terminal, else jsonl)")
     .option("--report <file>", "also write an HTML report (charts, decisions, configuration) to FILE")
-    .action(async (scenario: string, opts: { output?: string; report?: string }) => {
-      const { replayCommand } = await import("./commands/replay.js");
-      process.exitCode = await replayCommand(scenario, opts);
+    .option(
+      "--what-if",
+      "counterfactual: a pod the configuration evicts (or refuses) leaves the later samples' figures; pods the recording lost while this configuration kept them are marked diverged",
+      false,
+    )
+    .option("--config <file>", "replay under this KubeletConfiguration instead of the scenario's")
+    .option(
+      "--set <field=value>",
+      "change one eviction setting of the configuration, e.g. evictionHard.memory.available=1Gi (repeatable)",
+      collect,
+      [],
+    )
+    .action(
+      async (
+        scenario: string,
+        opts: { output?: string; report?: string; whatIf: boolean; config?: string; set: string[] },
+      ) => {
+        const { replayCommand } = await import("./commands/replay.js");
+        process.exitCode = await replayCommand(scenario, opts);
+      },
+    );
+
+  const compare = cmd
+    .command("compare")
+    .description(
+      "Which configuration should the fleet run? Replay many traces under many configurations (what-if) and compare",
+    );
+  /** The options every way of comparing shares: the configurations and how to judge them. */
+  const variantOptions = (c: Command): Command =>
+    c
+      .option(
+        "--config <file>",
+        "a KubeletConfiguration to compare (repeatable: one configuration each)",
+        collect,
+        [],
+      )
+      .option("--base <file>", "the configuration the sweeps vary: a file, or `recorded` (each trace's own)")
+      .option(
+        "--sweep <field=v1,v2>",
+        "try each value, e.g. evictionHard.memory.available=100Mi,500Mi,1Gi (repeatable: every combination)",
+        collect,
+        [],
+      )
+      .option("--set <field=value>", "change one setting of every configuration (repeatable)", collect, [])
+      .option(
+        "--objective <name>",
+        "fewest-evictions | most-allocatable (both with 0 OOM-risk moments)",
+        "fewest-evictions",
+      )
+      .option("--open-loop", "replay the samples as recorded instead of what-if", false);
+  variantOptions(
+    compare
+      .command("run", { isDefault: true })
+      .description("compare on this machine's cores")
+      .argument("<traces...>", "trace files (any form replay reads), or directories of them"),
+  )
+    .option("--workers <n>", "worker threads (default: the machine's cores)")
+    .option("-o, --output <format>", "table | json | katib (one configuration's name=value metrics)", "table")
+    .option("--html <file>", "also write the comparison as an HTML page (per-node reports beside it)")
+    .option("--reports <which>", "per-node reports with --html: worst | all | none", "worst")
+    .action(async (traces: string[], opts: CompareCliOptions) => {
+      const { compareCommand } = await import("./commands/compare.js");
+      process.exitCode = await compareCommand(traces, opts);
+    });
+  variantOptions(
+    compare
+      .command("plan")
+      .description("write plan.json: every trace × configuration as a shard, with content hashes")
+      .argument("<traces...>", "trace files, or directories of them"),
+  )
+    .option("--out <file>", "where the plan goes")
+    .action(async (traces: string[], opts: CompareCliOptions & { out?: string }) => {
+      const { comparePlanCommand } = await import("./commands/compare.js");
+      process.exitCode = await comparePlanCommand(traces, opts);
+    });
+  compare
+    .command("shard")
+    .description("run one shard of a plan (an Indexed Job's worker): exit 2 for invalid input, 3 to retry")
+    .argument("<plan>", "plan.json")
+    .option("--index <n>", "the shard (default: $JOB_COMPLETION_INDEX)")
+    .option("--results <dir>", "where each shard's result file goes")
+    .action(async (plan: string, opts: { index?: string; results?: string }) => {
+      const { compareShardCommand } = await import("./commands/compare.js");
+      process.exitCode = await compareShardCommand(plan, opts);
+    });
+  compare
+    .command("merge")
+    .description("merge the shards' results into the comparison the single-machine run prints")
+    .argument("<plan>", "plan.json")
+    .option("--results <dir>", "the shards' result files")
+    .option("-o, --output <format>", "table | json | katib", "table")
+    .option("--html <file>", "also write the comparison as an HTML page")
+    .action(async (plan: string, opts: { results?: string; output?: string; html?: string }) => {
+      const { compareMergeCommand } = await import("./commands/compare.js");
+      process.exitCode = await compareMergeCommand(plan, opts);
     });
 
   cmd

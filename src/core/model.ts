@@ -107,6 +107,12 @@ export interface NodeSummary {
    * (the first match, as a scan of `pods` would find), without building every pod's stats.
    */
   readonly findPod?: (uid: string, key: string) => PodStats | undefined;
+  /**
+   * Optional fast path: whether the pod's own entry is there, without building any pod's stats: one
+   * with its UID, else one with its `namespace/name` that carries no UID (or, for a pod given
+   * without a UID, whose UID is its `namespace/name`, any entry of that name).
+   */
+  readonly hasPod?: (uid: string, key: string) => boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

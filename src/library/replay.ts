@@ -17,6 +17,12 @@ export interface ReplayOptions {
   readonly baseDir?: string;
   /** Receives each warning (an unknown field, a risky setting) before the first record. */
   readonly onWarning?: (warning: Issue) => void;
+  /**
+   * Counterfactual replay (`evictd replay --what-if`, docs/replay-format.md "what-if replay"): a pod
+   * the configuration evicts (or refuses on arrival) leaves the later samples' figures; pods the
+   * recording lost while this configuration kept them are marked diverged.
+   */
+  readonly whatIf?: boolean;
 }
 
 /** How the scenario is named in issues: it has no file name of its own. */
@@ -36,5 +42,5 @@ export async function* replay(
   const loaded = await loadScenarioValue(scenario, LABEL, options.baseDir ?? process.cwd());
   if (!loaded.ok) throw new InputError(loaded.issues);
   for (const warning of loaded.scenario.warnings) options.onWarning?.(warning);
-  yield* replayRecords(loaded.scenario);
+  yield* replayRecords(loaded.scenario, { whatIf: options.whatIf === true });
 }

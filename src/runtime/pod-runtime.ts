@@ -34,7 +34,8 @@ import {
   type StuckProcess,
 } from "./pod-record.js";
 import { PodProcesses, type PodSignalTarget } from "./pod-processes.js";
-import { encodeStatus, readStatusFiles, writeFileAtomic, type StatusFileError } from "./pod-status-file.js";
+import { encodeStatus, readStatusFiles, type StatusFileError } from "./pod-status-file.js";
+import { writeFileAtomic } from "../formats/write-file-atomic.js";
 import type { FinalStatus, FinalStatusJournal, JournalRecord } from "./final-status-journal.js";
 import { readProcStat } from "../linux/procfs.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";

@@ -10,9 +10,9 @@ import {
   decodeStatus,
   encodeStatus,
   readStatusFiles,
-  writeFileAtomic,
   type PersistedPodStatus,
 } from "./pod-status-file.js";
+import { writeFileAtomic } from "../formats/write-file-atomic.js";
 
 const temps: string[] = [];
 after(async () => {

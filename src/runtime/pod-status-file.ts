@@ -3,8 +3,8 @@
  * fsync, rename) so a daemon killed mid-write leaves the old or the new file, never half of one;
  * read back after a restart so evicted, rejected and completed pods stay as they were.
  */
-import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { QosClass } from "../core/model.js";
 import type { PodPhase } from "./pod-phase.js";
 import type { RunnablePod } from "./runnable-pod.js";
@@ -103,42 +103,6 @@ export function decodeStatus(text: string): PersistedPodStatus | string {
   if (typeof pod !== "object" || pod === null || pod["uid"] !== s["uid"] || !Array.isArray(pod["containers"]))
     return "pod manifest missing or not matching the uid";
   return value as PersistedPodStatus;
-}
-
-let sequence = 0;
-
-/** The prefix of the temp files {@link writeFileAtomic} writes beside `file`. */
-export function tempFilePrefix(file: string): string {
-  return `${file}.tmp-`;
-}
-
-/**
- * Writes `file` atomically: a temp file beside it, fsync, rename over, fsync of the directory (so
- * the rename itself survives a crash). On any failure (ENOSPC at any byte, EIO) the temp file is
- * removed and `file` is as it was: the old content or the new, never part of either.
- */
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${tempFilePrefix(file)}${process.pid}-${++sequence}`;
-  try {
-    const handle = await open(temp, "w", 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  const dir = await open(dirname(file), "r");
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
 }
 
 /** A status file that could not be read back. */

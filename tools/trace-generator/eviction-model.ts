@@ -58,10 +58,20 @@ export class EvictionModel {
   private readonly thresholds: readonly MemoryThreshold[];
   private firstObserved = new Map<string, number>();
   private graceMet = new Set<string>();
+  /** When a memory threshold was last met (the MemoryPressure condition lasts a transition period after). */
+  private lastMetAt: number | undefined;
 
   /** @param thresholds - in the engine's config order (hard, soft, then derived copies). */
   constructor(thresholds: readonly MemoryThreshold[]) {
     this.thresholds = thresholds;
+  }
+
+  /**
+   * Whether the node reports MemoryPressure at `now`, as of the last synchronize: a memory threshold
+   * met within the last `transitionMs` (evictionPressureTransitionPeriod).
+   */
+  memoryPressure(now: number, transitionMs: number): boolean {
+    return this.lastMetAt !== undefined && now - this.lastMetAt < transitionMs;
   }
 
   /** One synchronize at `now` (ms) over the active pods, in active-pod order. */
@@ -75,6 +85,7 @@ export class EvictionModel {
       const a = available[t.signal];
       if (a < t.value || (this.graceMet.has(t.id) && a < t.value + t.minReclaim)) met.push(t);
     }
+    if (met.length > 0) this.lastMetAt = now;
     const first = new Map<string, number>();
     for (const t of met) first.set(t.id, this.firstObserved.get(t.id) ?? now);
     this.firstObserved = first;

@@ -5,7 +5,7 @@
  * the replay benchmark; run directly it writes a trace file:
  *
  *   node dist/tools/trace-generator/generate-trace.js --steps 3000 [--pods 110] [--richness full|typical|eviction|recorded]
- *        [--seed 1] [--from 0] [--jsonl] [--out trace.json]
+ *        [--seed 1] [--from 0] [--jsonl] [--kubelet-admission] [--node NAME] [--out trace.json]
  *
  * `--jsonl` writes the JSONL form (a header line, then one step per line), which `evictd replay`
  * streams; name the file `.jsonl`.
@@ -48,6 +48,20 @@ export interface TraceOptions {
    * then one line per step (docs/replay-format.md, "JSONL scenarios").
    */
   readonly format?: TraceFormat;
+  /**
+   * `always` (default): a replacement pod lands when it comes due, whatever the node's conditions;
+   * `kubelet`: a BestEffort replacement waits while the node reports MemoryPressure (the kubelet's
+   * admission would refuse it, and its controller would place it again later), so that the trace is
+   * what a node whose kubelet admits pods records.
+   */
+  readonly admission?: "always" | "kubelet";
+  /** The node's name (default ip-10-0-37-142.eu-west-1.compute.internal): a fleet's nodes differ. */
+  readonly node?: string;
+  /**
+   * Applied to each step's Summary object before it is written (the fleet benchmark writes the
+   * lean Summaries `evictd record` keeps, core/summary/lean-summary.ts, without a parse between).
+   */
+  readonly summaryShape?: (summary: Record<string, unknown>) => unknown;
 }
 
 export type TraceFormat = "json" | "jsonl";
@@ -75,6 +89,8 @@ function memoryCapacity(workingSet: number): number {
   const nominal = Math.max(2, Math.ceil(workingSet / 0.86 / (8 * GI))) * 8 * GI;
   return Math.round((nominal / 1024) * (65_032_180 / 67_108_864)) * 1024;
 }
+/** evictionPressureTransitionPeriod of {@link CONFIG}. */
+const PRESSURE_TRANSITION_MS = 5 * 60_000;
 const RESERVED_MEMORY = 1536 * MI; // kubeReserved 1Gi + systemReserved 512Mi
 const NODEFS_CAPACITY = 107_374_182_400;
 const IMAGEFS_CAPACITY = 214_748_364_800;
@@ -202,6 +218,7 @@ function fsSample(capacity: number, used: number, inodes: number, inodesUsed: nu
  */
 export function writeTrace(options: TraceOptions, write: (chunk: string) => void): TraceInfo {
   const rng = new Prng(options.seed ?? 1);
+  const nodeName = options.node ?? NODE_NAME;
   // Rendering noise has its own stream, so that every richness plays out the same node history.
   const noise = new Prng((options.seed ?? 1) + 0x5bd1e995);
   const richness = options.richness ?? "full";
@@ -217,7 +234,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     write(s);
   };
 
-  const catalogue = nodePods(rng, options.pods ?? 110, NODE_NAME, start);
+  const catalogue = nodePods(rng, options.pods ?? 110, nodeName, start);
   const started = new Map<PodRuntime, number>();
   let active: PodRuntime[] = catalogue.pods.map((m) => {
     const p = runtimeOf(m, rng);
@@ -262,9 +279,12 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       evicted = undefined;
     }
     const added: PodModel[] = [];
+    const refusing =
+      options.admission === "kubelet" && model.memoryPressure(now - STEP_MS, PRESSURE_TRANSITION_MS);
     for (let i = pending.length - 1; i >= 0; i--) {
       const due = pending[i];
       if (due === undefined || due.step > step) continue;
+      if (refusing && due.model.qos === "BestEffort") continue;
       pending.splice(i, 1);
       const fresh = new Prng(rng.nextUint32());
       const p = runtimeOf({ ...due.model, startedAt: now - 5000 }, fresh);
@@ -282,8 +302,8 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
       model = new EvictionModel(MEMORY_THRESHOLDS);
       emit(
         `{"start":${JSON.stringify(time(now))},"config":${JSON.stringify(CONFIG)},` +
-          `"node":${JSON.stringify({ metadata: { name: NODE_NAME }, status: { capacity: { cpu: "16", memory: `${capacityMemory / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +
-          `"pods":${JSON.stringify(active.map((p) => podObject(p.model, NODE_NAME, time)))}` +
+          `"node":${JSON.stringify({ metadata: { name: nodeName }, status: { capacity: { cpu: "16", memory: `${capacityMemory / 1024}Ki`, pods: "110", "ephemeral-storage": `${NODEFS_CAPACITY / 1024}Ki` } } })},` +
+          `"pods":${JSON.stringify(active.map((p) => podObject(p.model, nodeName, time)))}` +
           (jsonl ? "}\n" : `,"steps":[`),
       );
     }
@@ -316,7 +336,7 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
     const nodeFsUsed = Math.round(13.5 * GI + journal + logs + scratch);
     const imageFsUsed = Math.round(images + rootfs);
     const node: NodeSample = {
-      name: NODE_NAME,
+      name: nodeName,
       capacityMemory,
       allocatableMemory: capacityMemory - RESERVED_MEMORY,
       systemWorkingSet: Math.round(systemWs),
@@ -361,8 +381,11 @@ export function writeTrace(options: TraceOptions, write: (chunk: string) => void
 
     // Rendering draws only from `noise`: skipped steps cost little and change nothing.
     const summary = renderSummary({ richness, rng: noise, now, step, time }, node, active);
-    const record: Record<string, unknown> = { at: goDuration((step - from) * STEP_MS), summary };
-    if (added.length > 0) record["addPods"] = added.map((m) => podObject(m, NODE_NAME, time));
+    const record: Record<string, unknown> = {
+      at: goDuration((step - from) * STEP_MS),
+      summary: options.summaryShape === undefined ? summary : options.summaryShape(summary),
+    };
+    if (added.length > 0) record["addPods"] = added.map((m) => podObject(m, nodeName, time));
     if (jsonl) emit(JSON.stringify(record) + "\n");
     else emit((step === from ? "" : ",") + JSON.stringify(record));
   }
@@ -463,6 +486,8 @@ export function writeTraceFile(path: string, options: TraceOptions): TraceInfo {
   }
 }
 
+const nodeOption = (node: string | undefined): { node?: string } => (node === undefined ? {} : { node });
+
 function parseArgs(argv: readonly string[]): { options: TraceOptions; out: string | undefined } {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
@@ -479,6 +504,8 @@ function parseArgs(argv: readonly string[]): { options: TraceOptions; out: strin
       richness: richness as Richness,
       fromStep: Number(value("--from") ?? 0),
       format: argv.includes("--jsonl") ? "jsonl" : "json",
+      admission: argv.includes("--kubelet-admission") ? "kubelet" : "always",
+      ...nodeOption(value("--node")),
     },
     out: value("--out"),
   };

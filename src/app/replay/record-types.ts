@@ -42,6 +42,8 @@ export type ReplayConfigRecord = {
   readonly filesystems: FilesystemLayout;
   readonly localStorageCapacityIsolation: boolean;
   readonly pods: readonly PodRecord[];
+  /** Present (true) in a what-if replay: observations are the counterfactual figures. */
+  readonly whatIf?: true;
 };
 
 /** A threshold as a step record names it (met, or acted on). */
@@ -86,6 +88,20 @@ export type AdmissionRecord =
   | { readonly pod: string; readonly admit: true }
   | { readonly pod: string; readonly admit: false; readonly reason: "Evicted"; readonly message: string };
 
+/** What a what-if replay adds to a step record (docs/replay-format.md, "what-if replay"). */
+export type WhatIfRecord = {
+  /** Pods (`namespace/name`) whose usage left the node's figures first in this step's sample. */
+  readonly left: readonly string[];
+  /** Active pods the recording no longer reports that this configuration kept. */
+  readonly diverged: readonly string[];
+  /** Pods arriving at this step (`addPods`) that this configuration's conditions refused. */
+  readonly refusedOnArrival: readonly {
+    readonly pod: string;
+    readonly reason: string;
+    readonly message: string;
+  }[];
+};
+
 /** One record per step: what the eviction manager saw and decided in that run. */
 export type ReplayStepRecord = {
   readonly type: "step";
@@ -113,6 +129,8 @@ export type ReplayStepRecord = {
   readonly admission: readonly AdmissionRecord[];
   /** Why the run ended where it did, in upstream's log wording. */
   readonly outcome: string;
+  /** Present in a what-if replay only. */
+  readonly whatIf?: WhatIfRecord;
 };
 
 /** Any record of a replay: the config record first, then one step record per step. */

@@ -19,7 +19,7 @@ import type {
   ReplayStepRecord,
   ThresholdRef,
 } from "./record-types.js";
-import type { ReplayPlan, StepOutcome } from "./run-replay.js";
+import type { ReplayOptions, ReplayPlan, StepOutcome } from "./run-replay.js";
 import { PodRoster } from "./pod-roster.js";
 import type { Scenario, ScenarioHeader } from "./scenario.js";
 
@@ -39,10 +39,14 @@ function thresholdRef(t: Threshold): ThresholdRef {
 }
 
 /** The config record of a whole scenario: its header, and every pod initial or added. */
-export function configRecord(scenario: Scenario, plan: ReplayPlan): ReplayConfigRecord {
+export function configRecord(
+  scenario: Scenario,
+  plan: ReplayPlan,
+  options: ReplayOptions = {},
+): ReplayConfigRecord {
   const roster = new PodRoster(scenario.pods);
   for (const s of scenario.steps) roster.add(s.addPods);
-  return configRecordOf(scenario, plan, roster.pods);
+  return configRecordOf(scenario, plan, roster.pods, options);
 }
 
 /** The config record from a scenario's header and its pods (initial and added, once each). */
@@ -50,6 +54,7 @@ export function configRecordOf(
   scenario: ScenarioHeader,
   plan: ReplayPlan,
   pods: readonly Pod[],
+  options: ReplayOptions = {},
 ): ReplayConfigRecord {
   const thresholds = plan.thresholds
     .filter((t) => t.operator !== "") // inert containerfs mirrors of missing thresholds
@@ -76,6 +81,7 @@ export function configRecordOf(
       critical: isCriticalPod(p),
       ...(cap !== undefined ? { oomScoreAdj: podOomScoreAdjustments(p, cap) } : {}),
     })),
+    ...(options.whatIf === true ? { whatIf: true as const } : {}),
   };
 }
 
@@ -135,5 +141,18 @@ export function stepRecord(o: StepOutcome): ReplayStepRecord {
         : { pod: a.pod.key, admit: false, reason: a.result.reason, message: a.result.message },
     ),
     outcome: r.outcome,
+    ...(o.whatIf !== undefined
+      ? {
+          whatIf: {
+            left: o.whatIf.left.map((p) => p.key),
+            diverged: o.whatIf.diverged.map((p) => p.key),
+            refusedOnArrival: o.whatIf.refusedOnArrival.map((a) => ({
+              pod: a.pod.key,
+              reason: a.result.reason,
+              message: a.result.message,
+            })),
+          },
+        }
+      : {}),
   };
 }

@@ -5,17 +5,20 @@
  */
 import type { ReplayRecord } from "./record-types.js";
 import { configRecord, stepRecord } from "./records.js";
-import { planReplay, Replayer, type StepOutcome } from "./run-replay.js";
+import { planReplay, Replayer, type ReplayOptions, type StepOutcome } from "./run-replay.js";
 import type { Scenario } from "./scenario.js";
 
 /** The records of `scenario`, in output order; iterate once. */
-export function* replayRecords(scenario: Scenario): Generator<ReplayRecord, void, undefined> {
+export function* replayRecords(
+  scenario: Scenario,
+  options: ReplayOptions = {},
+): Generator<ReplayRecord, void, undefined> {
   // The whole scenario is at hand, so the layout is known before the first step and the replayer
   // never holds a step back: every `step()` call emits exactly that step's outcome.
   const plan = planReplay(scenario);
-  yield configRecord(scenario, plan);
+  yield configRecord(scenario, plan, options);
   const outcomes: StepOutcome[] = [];
-  const replayer = new Replayer(scenario, (o) => outcomes.push(o), plan);
+  const replayer = new Replayer(scenario, (o) => outcomes.push(o), plan, options);
   for (const step of scenario.steps) {
     replayer.step(step);
     yield* outcomes.splice(0).map(stepRecord);

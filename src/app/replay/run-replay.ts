@@ -5,7 +5,7 @@
  * handed to `emit` as they come.
  */
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
-import { admitPod, type AdmitResult } from "../../core/admission.js";
+import { admitPod, type AdmitResult, type RejectedAdmitResult } from "../../core/admission.js";
 import {
   effectiveGracePeriod,
   INITIAL_STATE,
@@ -18,6 +18,20 @@ import type { FilesystemLayout, NodeSummary, Pod, Threshold } from "../../core/m
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import type { RawSummary, Scenario, ScenarioHeader, ScenarioStep } from "./scenario.js";
+import { Counterfactual } from "./counterfactual.js";
+import type { FreedByPods } from "../../core/summary/without-pods.js";
+
+/** What a what-if replay adds to a step (docs/replay-format.md, "what-if replay"). */
+export interface WhatIfOutcome {
+  /** Pods whose usage left the node's figures first at this step. */
+  readonly left: readonly Pod[];
+  /** Active pods the recording lost (no stats any more) that this configuration kept. */
+  readonly diverged: readonly Pod[];
+  /** Pods that arrived at this step (`addPods`) and that this configuration's conditions refused. */
+  readonly refusedOnArrival: readonly { readonly pod: Pod; readonly result: RejectedAdmitResult }[];
+  /** What the pods gone gave back in this step's sample; undefined when nothing (or no new sample). */
+  readonly freed: FreedByPods | undefined;
+}
 
 export interface StepOutcome {
   readonly step: ScenarioStep;
@@ -30,6 +44,19 @@ export interface StepOutcome {
   readonly activeAfter: readonly Pod[];
   /** The summary the step decided from (the last one seen, or the one after reclaim). */
   readonly summary: NodeSummary | undefined;
+  /** Present in a what-if replay only. */
+  readonly whatIf?: WhatIfOutcome;
+}
+
+/** How a replay treats the recorded samples. */
+export interface ReplayOptions {
+  /**
+   * Counterfactual: a pod this configuration evicts leaves later samples' figures (from its
+   * eviction plus its effective grace period), pods arriving under a condition that refuses them
+   * never run, and pods the recording lost while this configuration kept them are marked
+   * diverged. Off (open loop): every sample is replayed as recorded.
+   */
+  readonly whatIf?: boolean;
 }
 
 export interface ReplayPlan {
@@ -82,10 +109,18 @@ export class Replayer {
   private summary: NodeSummary | undefined;
   /** The pod worker's grace in force for pods already terminating (evictedPods: keep). */
   private readonly graceInForce = new Map<string, number>();
+  private readonly whatIf: boolean;
+  private counterfactual: Counterfactual | undefined;
 
-  constructor(header: ScenarioHeader, emit: (o: StepOutcome, plan: ReplayPlan) => void, plan?: ReplayPlan) {
+  constructor(
+    header: ScenarioHeader,
+    emit: (o: StepOutcome, plan: ReplayPlan) => void,
+    plan?: ReplayPlan,
+    options: ReplayOptions = {},
+  ) {
     this.header = header;
     this.emit = emit;
+    this.whatIf = options.whatIf === true;
     // A layout given in the header needs no summary.
     this.currentPlan = plan ?? (header.filesystems !== undefined ? planFor(header, undefined) : undefined);
     this.active = header.pods.filter((p) => !isTerminal(p));
@@ -126,11 +161,37 @@ export class Replayer {
   private play(step: ScenarioStep, plan: ReplayPlan): void {
     const { header } = this;
     const time = header.start + step.atMs;
+    const cf = this.whatIf ? (this.counterfactual ??= new Counterfactual(plan.layout)) : undefined;
     let active = this.active.filter((p) => !step.removePods.some((r) => matches(p, r)));
+    if (cf !== undefined) for (const p of this.active) if (!active.includes(p)) cf.forget(p.uid);
+    const refusedOnArrival: { pod: Pod; result: RejectedAdmitResult }[] = [];
     for (const p of step.addPods) {
-      if (!isTerminal(p) && !active.some((a) => a.uid === p.uid)) active.push(p);
+      if (isTerminal(p) || active.some((a) => a.uid === p.uid)) continue;
+      if (cf !== undefined) {
+        // It arrives now: admitted or not by this configuration's conditions as they stand.
+        const result = admitPod(p, this.state.nodeConditions);
+        if (!result.admit) {
+          refusedOnArrival.push({ pod: p, result });
+          cf.depart(p, time);
+          continue;
+        }
+      }
+      active.push(p);
     }
-    if (step.summary !== undefined) this.summary = decode(step.summary, time);
+    let left: readonly Pod[] = [];
+    let diverged: readonly Pod[] = [];
+    let freed: FreedByPods | undefined;
+    if (step.summary !== undefined) {
+      const recorded = decode(step.summary, time);
+      if (cf === undefined) this.summary = recorded;
+      else {
+        diverged = cf.diverged(recorded, active);
+        const adjusted = cf.adjust(recorded, time);
+        this.summary = adjusted.summary;
+        left = adjusted.left;
+        freed = adjusted.freed;
+      }
+    }
 
     const result = synchronize(header.config, this.state, {
       now: time,
@@ -142,7 +203,12 @@ export class Replayer {
     if (result.kind === "reclaim") {
       // Node-level reclaim changes what is observed afterwards; the fresh summary after reclaim is
       // `afterReclaim`, or the unchanged current one.
-      const after = step.afterReclaim !== undefined ? decode(step.afterReclaim, time) : this.summary;
+      const after =
+        step.afterReclaim === undefined
+          ? this.summary
+          : cf === undefined
+            ? decode(step.afterReclaim, time)
+            : cf.adjust(decode(step.afterReclaim, time), time).summary;
       if (step.afterReclaim !== undefined) this.summary = after;
       const ran = result.resume({ summary: after, errors: pickErrors(step, result.functions) });
       this.state = ran.state;
@@ -162,22 +228,46 @@ export class Replayer {
       if (!killFailed) this.graceInForce.set(e.pod.uid, effective);
       return { effectiveGracePeriodSeconds: effective, killFailed };
     });
-    if (header.evictedPods === "remove") {
+    if (header.evictedPods === "remove" || cf !== undefined) {
       // A pod whose kill failed is still running, so it stays active (and may be chosen again).
       const gone = new Set(
         report.evictions.filter((_, i) => kills[i]?.killFailed !== true).map((e) => e.pod.uid),
       );
       if (gone.size > 0) active = active.filter((p) => !gone.has(p.uid));
     }
+    if (cf !== undefined)
+      report.evictions.forEach((e, i) => {
+        const kill = kills[i];
+        // Gone once its grace period has run out: the latest its processes can still hold memory.
+        if (kill !== undefined && !kill.killFailed)
+          cf.depart(e.pod, time + kill.effectiveGracePeriodSeconds * 1000);
+      });
     this.active = active;
     const admission = step.admit.map((pod) => ({ pod, result: admitPod(pod, this.state.nodeConditions) }));
-    this.emit({ step, time, report, kills, admission, activeAfter: active, summary: this.summary }, plan);
+    this.emit(
+      {
+        step,
+        time,
+        report,
+        kills,
+        admission,
+        activeAfter: active,
+        summary: this.summary,
+        ...(cf !== undefined ? { whatIf: { left, diverged, refusedOnArrival, freed } } : {}),
+      },
+      plan,
+    );
   }
 }
 
 /** Replays a whole scenario, handing each step's outcome to `emit` as it comes. */
-export function runReplay(scenario: Scenario, plan: ReplayPlan, emit: (o: StepOutcome) => void): void {
-  const replayer = new Replayer(scenario, emit, plan);
+export function runReplay(
+  scenario: Scenario,
+  plan: ReplayPlan,
+  emit: (o: StepOutcome) => void,
+  options: ReplayOptions = {},
+): void {
+  const replayer = new Replayer(scenario, emit, plan, options);
   for (const step of scenario.steps) replayer.step(step);
   replayer.end();
 }

@@ -34,6 +34,11 @@ export interface ScenarioStep {
 export interface ScenarioHeader {
   readonly start: EpochMs;
   readonly config: EvictionConfig;
+  /**
+   * What `config` was built from: the KubeletConfiguration (absent: the kubelet's defaults) and the
+   * kubelet flags over it. A what-if replay builds its variants from them.
+   */
+  readonly configSource?: { readonly document: unknown; readonly flags: readonly string[] };
   /** When absent, derived from the first summary. */
   readonly filesystems?: FilesystemLayout;
   readonly evictedPods: "remove" | "keep";

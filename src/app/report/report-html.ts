@@ -10,6 +10,7 @@ import { scaleLinear, scaleUtc, type ScaleLinear, type ScaleTime } from "d3-scal
 import { area, curveStepAfter, line, stack, stackOrderNone, stackOffsetNone } from "d3-shape";
 import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
+import { isOomRisk, OOM_RISK_BYTES, OOM_RISK_FRACTION } from "../../core/oom-risk.js";
 import type { ReportData, ReportEviction, SignalSeries, StepSpan } from "./report-data.js";
 
 /** Steps drawn per series before thinning. */
@@ -86,7 +87,7 @@ function verdict(data: ReportData): string {
   let firstRisk: number | undefined;
   mem?.available.forEach((v, i) => {
     const cap = mem.capacity[i] ?? Number.NaN;
-    if (!Number.isNaN(v) && !Number.isNaN(cap) && v <= Math.min(OOM_RISK_BYTES, cap * OOM_RISK_FRACTION)) {
+    if (!Number.isNaN(v) && !Number.isNaN(cap) && isOomRisk(v, cap)) {
       risky++;
       firstRisk ??= i;
     }
@@ -117,10 +118,6 @@ function verdict(data: ReportData): string {
     .join("")}</div>
 <p class="note">An OOM-risk moment is a step where memory.available was at or below ${amount(OOM_RISK_BYTES, "bytes")} (the kubelet's default hard threshold) or ${OOM_RISK_FRACTION * 100}% of the node's memory, whichever is less: the kernel's OOM killer is that close.</p>`;
 }
-
-/** "Near zero" for memory.available: the smaller of the kubelet's default hard threshold and 5% of the node. */
-const OOM_RISK_BYTES = 100 * 1024 * 1024;
-const OOM_RISK_FRACTION = 0.05;
 
 function signalChart(data: ReportData, s: SignalSeries, x: ScaleTime<number, number>): string {
   const spec = SIGNALS[s.signal];
@@ -362,7 +359,7 @@ function maxOf(values: readonly number[]): number {
   return m;
 }
 
-function amount(v: number, unit: string): string {
+export function amount(v: number, unit: string): string {
   if (unit !== "bytes")
     return v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${(v / 1e3).toFixed(0)}k` : String(v);
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -375,7 +372,7 @@ function amount(v: number, unit: string): string {
   return `${x >= 100 || k === 0 ? x.toFixed(0) : x.toFixed(1)} ${units[k]}`;
 }
 
-function duration(ms: number): string {
+export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const s = Math.round(ms / 1000);
   if (s < 120) return `${s}s`;

@@ -16,13 +16,19 @@ import { HeldOutput } from "../output/held-output.js";
 import { isBrokenPipe } from "../output/broken-pipe.js";
 import { reportFailuresThroughWrites, stdoutFailure } from "../output/output-failure.js";
 import { ReplayProgress } from "../output/replay-progress.js";
-import { writeFileAtomic } from "../../runtime/pod-status-file.js";
+import { writeFileAtomic } from "../../formats/write-file-atomic.js";
 import { packageVersion } from "../package-version.js";
 import { basename } from "node:path";
+import type { ScenarioHeader } from "../../app/replay/scenario.js";
+import {
+  buildVariantFor,
+  loadConfigVariants,
+  type ConfigVariant,
+} from "../../formats/load-config-variants.js";
 
 export async function replayCommand(
   source: string,
-  opts: { output?: string; report?: string },
+  opts: { output?: string; report?: string; whatIf?: boolean; config?: string; set?: readonly string[] },
 ): Promise<number> {
   const output = opts.output ?? (process.stdout.isTTY ? "table" : "jsonl");
   if (output !== "jsonl" && output !== "table") {
@@ -35,12 +41,26 @@ export async function replayCommand(
       },
     ]);
   }
+  // Another configuration than the scenario's: checked before the scenario is read.
+  const replacing = opts.config !== undefined || (opts.set ?? []).length > 0;
+  const variant = replacing
+    ? await loadConfigVariants({
+        configs: opts.config !== undefined ? [opts.config] : [],
+        sets: opts.set ?? [],
+      })
+    : undefined;
+  for (const w of variant?.warnings ?? []) process.stderr.write(terminalSafe(formatIssue(w)) + "\n");
   const opened =
     source === "-"
       ? await openScenarioInput(process.stdin, "<stdin>", process.cwd())
       : await openScenarioFile(source);
   if (!opened.ok) throw new InputError(opened.issues);
-  const { header, steps } = opened.stream;
+  const { steps } = opened.stream;
+  const header =
+    opened.stream.header === undefined || variant?.variants[0] === undefined
+      ? opened.stream.header
+      : withVariant(opened.stream.header, variant.variants[0]);
+  const replayOptions = { whatIf: opts.whatIf === true };
 
   // The body of the output (every step), held until every step has been read and checked.
   const sink = new HeldOutput();
@@ -67,10 +87,15 @@ export async function replayCommand(
   const replayer =
     header === undefined
       ? undefined
-      : new Replayer(header, (o, plan) => {
-          emit(o, plan);
-          report?.step(o, plan);
-        });
+      : new Replayer(
+          header,
+          (o, plan) => {
+            emit(o, plan);
+            report?.step(o, plan);
+          },
+          undefined,
+          replayOptions,
+        );
   const roster = new PodRoster(header?.pods);
   const progress = new ReplayProgress(process.stderr);
   let count = 0;
@@ -112,7 +137,7 @@ export async function replayCommand(
   const head =
     table !== undefined
       ? tableHeader(header, plan, count, roster.size)
-      : stringify(configRecordOf(header, plan, roster.pods)) + "\n";
+      : stringify(configRecordOf(header, plan, roster.pods, replayOptions)) + "\n";
   // A reader that stops early (`| head`) ends the output, not the command's success; a stdout that
   // cannot take it (a full disk) is one line and exit 3. The listener stays: the stream reports
   // the failed write again as an event, after the write's callback.
@@ -123,6 +148,13 @@ export async function replayCommand(
     if (!isBrokenPipe(error)) throw stdoutFailure(error);
   }
   return EXIT.ok;
+}
+
+/** The scenario's header under `variant` (a file, or its own configuration with settings over it). */
+function withVariant(header: ScenarioHeader, variant: ConfigVariant): ScenarioHeader {
+  const built = buildVariantFor(variant, header.configSource);
+  if (!built.ok) throw new InputError(built.issues);
+  return { ...header, config: built.config };
 }
 
 /** JSON with bigints as strings (they only appear in user-supplied values echoed back). */

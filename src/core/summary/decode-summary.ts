@@ -140,6 +140,15 @@ class LazySummary implements NodeSummary {
     }
     return i === undefined ? undefined : this.#podAt(i);
   };
+
+  readonly hasPod = (uid: string, key: string): boolean => {
+    this.#byUid ??= indexByUid(this.#rawPods);
+    if (this.#byUid.has(uid)) return true;
+    this.#byName ??= indexByName(this.#rawPods);
+    const slash = key.indexOf("/");
+    const i = this.#byName.get(key.slice(0, slash))?.get(key.slice(slash + 1));
+    return i !== undefined && (uid === key || stringOf(refOf(this.#rawPods[i]).uid) === "");
+  };
 }
 
 function refOf(item: unknown): RawPodRef {

@@ -158,6 +158,13 @@ export async function readJsonlScenario(
     }
   }
 
-  const stream: ScenarioStream = { header: headerOk ? header : undefined, steps: steps(), issues: () => all };
+  const stream: ScenarioStream = {
+    header: headerOk ? header : undefined,
+    steps: steps(),
+    issues: () => all,
+    close: async () => {
+      await it.return(undefined); // lets the source close its file
+    },
+  };
   return { ok: true, stream };
 }

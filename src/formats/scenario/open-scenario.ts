@@ -90,6 +90,7 @@ async function fromCompressed(
     stream: {
       header: stream.header,
       steps: stream.steps,
+      close: () => stream.close(),
       issues: () =>
         inflated.truncated()
           ? [

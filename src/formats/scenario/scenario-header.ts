@@ -154,6 +154,7 @@ export async function loadScenarioHeader(
   return {
     start,
     config: built.config,
+    configSource: { document: configValue, flags },
     ...(filesystems !== undefined ? { filesystems } : {}),
     evictedPods,
     ...(nodeMemoryCapacity !== undefined ? { nodeMemoryCapacity } : {}),

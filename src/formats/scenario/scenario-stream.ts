@@ -17,6 +17,8 @@ export interface ScenarioStream {
   readonly steps: AsyncIterable<ScenarioStep> | Iterable<ScenarioStep>;
   /** Every issue, warnings included, in input order; complete once `steps` is exhausted. */
   issues(): readonly Issue[];
+  /** Stops reading before the steps are exhausted, releasing the file (a check of the header only). */
+  close(): Promise<void>;
 }
 
 export type OpenedScenario =
@@ -28,5 +30,6 @@ export function documentStream(scenario: Scenario): ScenarioStream {
     header: scenario,
     steps: scenario.steps,
     issues: () => scenario.warnings,
+    close: () => Promise.resolve(),
   };
 }

@@ -1,0 +1,26 @@
+/**
+ * Runs `node SCRIPT ARGS...` in this process and, at exit, writes what it cost to USAGE_FILE:
+ * CPU seconds over every thread (the worker pool's included) and the peak resident set, from
+ * getrusage(2). The benchmarks measure a command this way in a process of its own, so that one
+ * measurement's peak is not another's.
+ *
+ *   node dist/bench/measured-command.js USAGE_FILE SCRIPT [ARGS...]
+ */
+import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [usageFile, script, ...rest] = process.argv.slice(2);
+if (usageFile === undefined || script === undefined) {
+  process.stderr.write("usage: node dist/bench/measured-command.js USAGE_FILE SCRIPT [ARGS...]\n");
+  process.exit(2);
+}
+process.on("exit", () => {
+  const usage = process.resourceUsage();
+  writeFileSync(
+    usageFile,
+    JSON.stringify({ cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6, maxRssKiB: usage.maxRSS }),
+  );
+});
+// The script reads its arguments from process.argv, as when run directly.
+process.argv = [process.argv[0] ?? "node", script, ...rest];
+await import(pathToFileURL(script).href);
