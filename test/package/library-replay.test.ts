@@ -18,9 +18,14 @@ import type { Issue } from "../../src/core/issues.js";
 import { readStructuredFile } from "../../src/formats/structured-file.js";
 import { CLI_SKIP, EXAMPLES, runEvictd } from "../cli/evictd-cli.js";
 
-async function recordsOf(scenario: ScenarioDocument, baseDir?: string): Promise<ReplayRecord[]> {
+async function recordsOf(
+  scenario: ScenarioDocument,
+  baseDir?: string,
+  whatIf = false,
+): Promise<ReplayRecord[]> {
   const records: ReplayRecord[] = [];
-  for await (const record of replay(scenario, baseDir !== undefined ? { baseDir } : {})) records.push(record);
+  for await (const record of replay(scenario, { ...(baseDir !== undefined ? { baseDir } : {}), whatIf }))
+    records.push(record);
   return records;
 }
 
@@ -42,6 +47,18 @@ describe("replay() yields what `evictd replay --output jsonl` prints", { skip: C
       );
       assert.equal(records[0]?.type, "config");
       assert.ok(records.slice(1).every((r) => r.type === "step"));
+
+      // The what-if replay too: `replay(scenario, { whatIf: true })` is `evictd replay --what-if`.
+      const whatIf = await recordsOf(parsed.value as ScenarioDocument, EXAMPLES, true);
+      const cliWhatIf = runEvictd(["replay", file, "--output", "jsonl", "--what-if"]);
+      assert.equal(cliWhatIf.status, 0, cliWhatIf.stderr);
+      assert.deepEqual(
+        whatIf,
+        cliWhatIf.stdout
+          .trimEnd()
+          .split("\n")
+          .map((l) => JSON.parse(l) as unknown),
+      );
     });
   }
 });
