@@ -5,8 +5,8 @@
  * Summaries, brotli), compared under M configurations (the recorded one with
  * evictionHard.memory.available swept). Measured, each in a process of its own: `evictd compare`
  * with 1 worker and with 2 (wall, CPU over all threads, peak RSS, the speed-up), the same
- * comparison open loop (what the counterfactual changes), and the plan → shards → merge path (every
- * shard's own time, two at a time as two cores run them); the outputs of 1 and 2 workers and of the
+ * comparison open loop (what the counterfactual changes), and the plan → shards → merge path (each
+ * shard a process, as a pod runs it, two at a time as two cores run them); the outputs of 1 and 2 workers and of the
  * pool and the merge are compared byte for byte. The projection to a larger fleet on an Indexed Job
  * is computed from the measured shard times, with its arithmetic printed.
  *
@@ -25,8 +25,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { leanSummary } from "../src/core/summary/lean-summary.js";
 import { createTraceFile } from "../src/formats/scenario/compressed-scenario.js";
-import { readPlan, type ComparePlan } from "../src/fleet/compare-plan.js";
-import { runShard } from "../src/fleet/run-shard.js";
+import { readPlan } from "../src/fleet/compare-plan.js";
 import { REPO_ROOT } from "../test/support/repo-paths.js";
 import { writeTrace } from "../tools/trace-generator/generate-trace.js";
 import { readBenchArgs } from "./bench-args.js";
@@ -179,21 +178,126 @@ function measure(args: readonly string[]): Promise<Measured> {
   });
 }
 
-/** Every shard of `plan`, two lanes as two cores would run them; each shard's own wall time. */
-async function runShards(plan: ComparePlan, results: string, lanes: number): Promise<number[]> {
-  const times: number[] = new Array<number>(plan.shards.length).fill(0);
+/**
+ * Every shard of `plan` as a pod runs it (`evictd compare shard`, a process each), `lanes` at a
+ * time as that many cores would; each shard's own wall time, CPU and peak RSS.
+ */
+async function runShards(
+  planFile: string,
+  shards: number,
+  results: string,
+  lanes: number,
+): Promise<Measured[]> {
+  const out: Measured[] = [];
   let next = 0;
   const lane = async (): Promise<void> => {
-    for (let i = next++; i < plan.shards.length; i = next++) {
-      const t = performance.now();
-      const outcome = await runShard(plan, i, results);
-      times[i] = (performance.now() - t) / 1000;
-      if (outcome.kind === "written" && !outcome.cell.ok)
-        throw new Error(`shard ${i} failed: ${outcome.cell.problems.join("; ")}`);
+    for (let i = next++; i < shards; i = next++) {
+      const m = await measure(["compare", "shard", planFile, "--index", String(i), "--results", results]);
+      if (m.exitCode !== 0) throw new Error(`shard ${i} exited ${m.exitCode}`);
+      out[i] = m;
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
-  return times;
+  return out;
+}
+
+interface PlanRun {
+  readonly shards: number;
+  readonly planSeconds: number;
+  readonly wallSeconds: number;
+  readonly shardSeconds: { readonly median: number; readonly p90: number; readonly max: number };
+  readonly shardCpuSeconds: number;
+  readonly shardMaxRssMiB: number;
+  readonly mergeSeconds: number;
+  readonly identicalToPool: boolean;
+}
+
+/** `compare plan --group G`, every shard as a process (2 at a time), the merge; against the pool's output. */
+async function planRun(
+  args: Args,
+  sweep: readonly string[],
+  group: "cell" | "trace",
+  pool: string,
+): Promise<PlanRun> {
+  const work = path.join(args.fleetDir, `plan-${group}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const planFile = path.join(work, "plan.json");
+  const planned = await measure([
+    "compare",
+    "plan",
+    args.fleetDir,
+    ...sweep,
+    "--group",
+    group,
+    "--out",
+    planFile,
+  ]);
+  if (planned.exitCode !== 0) throw new Error(`compare plan exited ${planned.exitCode}`);
+  const read = await readPlan(planFile);
+  if (!read.ok) throw new Error(`plan unreadable: ${JSON.stringify(read.issues)}`);
+  const t = performance.now();
+  const runs = await runShards(planFile, read.plan.shards.length, path.join(work, "results"), 2);
+  const wallSeconds = (performance.now() - t) / 1000;
+  const seconds = runs.map((m) => m.wallSeconds);
+  const merged = await measure([
+    "compare",
+    "merge",
+    planFile,
+    "--results",
+    path.join(work, "results"),
+    "-o",
+    "json",
+  ]);
+  return {
+    shards: read.plan.shards.length,
+    planSeconds: planned.wallSeconds,
+    wallSeconds,
+    shardSeconds: { median: median(seconds), p90: quantile(seconds, 0.9), max: Math.max(...seconds) },
+    shardCpuSeconds: median(runs.map((m) => m.cpuSeconds)),
+    shardMaxRssMiB: Math.max(...runs.map((m) => m.maxRssMiB)),
+    mergeSeconds: merged.wallSeconds,
+    identicalToPool: merged.exitCode === 0 && merged.stdout === pool,
+  };
+}
+
+/**
+ * 1,000 node-days × 20 configurations on a 200-pod-at-a-time Indexed Job, from the shards measured
+ * here (p90 shard times, so that a wave is as long as its slower pods): a shard per cell takes the
+ * one-configuration shard's time; a shard per trace reads the trace once and replays it 20 times,
+ * its time split from the two measurements into reading (r) and one configuration's replay (c):
+ * cell = r + c, trace = r + M·c for the M configurations measured here.
+ */
+function projectionOf(
+  plans: Readonly<Record<string, PlanRun>>,
+  measuredConfigs: number,
+): { lines: string[]; figures: Record<string, unknown> } | undefined {
+  const cell = plans["cell"];
+  const trace = plans["trace"];
+  if (cell === undefined || trace === undefined) return undefined;
+  const target = { nodeDays: 1000, configs: 20, pods: 200 };
+  const c = Math.max(0, (trace.shardSeconds.p90 - cell.shardSeconds.p90) / (measuredConfigs - 1));
+  const r = cell.shardSeconds.p90 - c;
+  const perCell = { shards: target.nodeDays * target.configs, seconds: cell.shardSeconds.p90 };
+  const perTrace = { shards: target.nodeDays, seconds: r + target.configs * c };
+  const minutes = (p: { shards: number; seconds: number }): number =>
+    (Math.ceil(p.shards / target.pods) * p.seconds) / 60;
+  const lines = [
+    `a shard per cell: ${perCell.shards} shards / ${target.pods} pods at a time = ${Math.ceil(perCell.shards / target.pods)} waves × ${num(perCell.seconds, 1)} s = ${num(minutes(perCell), 1)} min`,
+    `a shard per trace: read r = ${num(r, 1)} s, a configuration c = (${num(trace.shardSeconds.p90, 1)} - ${num(cell.shardSeconds.p90, 1)}) / ${measuredConfigs - 1} = ${num(c, 2)} s; ${perTrace.shards} shards of r + ${target.configs}c = ${num(perTrace.seconds, 1)} s / ${target.pods} at a time = ${Math.ceil(perTrace.shards / target.pods)} waves = ${num(minutes(perTrace), 1)} min`,
+    "(pod start-up and image pull not counted)",
+  ];
+  return {
+    lines,
+    figures: {
+      ...target,
+      readSeconds: r,
+      configSeconds: c,
+      perCell: { ...perCell, minutes: minutes(perCell) },
+      perTrace: { ...perTrace, minutes: minutes(perTrace) },
+      arithmetic: lines,
+    },
+  };
 }
 
 interface Row {
@@ -253,57 +357,18 @@ async function main(): Promise<void> {
   const identicalWorkers = one.exitCode === 0 && one.stdout === two.stdout;
   const speedUp = one.wallSeconds / two.wallSeconds;
 
-  let planResult: Record<string, unknown> | undefined;
-  if (!args.skipPlan) {
-    const work = path.join(args.fleetDir, "plan-run");
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    const planFile = path.join(work, "plan.json");
-    const planned = await measure(["compare", "plan", args.fleetDir, ...sweep, "--out", planFile]);
-    if (planned.exitCode !== 0) throw new Error(`compare plan exited ${planned.exitCode}`);
-    const read = await readPlan(planFile);
-    if (!read.ok) throw new Error(`plan unreadable: ${JSON.stringify(read.issues)}`);
-    const t = performance.now();
-    const shardSeconds = await runShards(read.plan, path.join(work, "results"), 2);
-    const shardsWall = (performance.now() - t) / 1000;
-    const merged = await measure([
-      "compare",
-      "merge",
-      planFile,
-      "--results",
-      path.join(work, "results"),
-      "-o",
-      "json",
-    ]);
-    const identical = merged.stdout === two.stdout;
-    const cells = read.plan.shards.length;
-    const cell = median(shardSeconds);
-    // A larger fleet on an Indexed Job: one pod per shard, `cores` pods at a time.
-    const target = { nodeDays: 1000, configs: 20, cores: 200 };
-    const shards = target.nodeDays * target.configs;
-    const waves = Math.ceil(shards / target.cores);
-    const projectedSeconds = waves * quantile(shardSeconds, 0.9);
-    planResult = {
-      shards: cells,
-      planSeconds: planned.wallSeconds,
-      shardsWallSeconds: shardsWall,
-      shardSeconds: { median: cell, p90: quantile(shardSeconds, 0.9), max: Math.max(...shardSeconds) },
-      mergeSeconds: merged.wallSeconds,
-      identicalToPool: identical,
-      projection: {
-        ...target,
-        shards,
-        waves,
-        secondsPerShard: quantile(shardSeconds, 0.9),
-        minutes: projectedSeconds / 60,
-        arithmetic: `${shards} shards (${target.nodeDays} node-days × ${target.configs} configurations) / ${target.cores} pods at a time = ${waves} waves × ${num(quantile(shardSeconds, 0.9), 1)} s (p90 shard here) = ${num(projectedSeconds / 60, 1)} min, pod start-up and image pull not counted`,
-      },
-    };
-    console.log(
-      `plan → ${cells} shards (2 at a time): ${num(shardsWall, 1)} s; a shard ${num(cell, 1)} s median, ${num(quantile(shardSeconds, 0.9), 1)} s p90; merge ${num(merged.wallSeconds, 1)} s; identical to the pool: ${identical ? "yes" : "NO"}`,
-    );
-    console.log(`projection: ${String((planResult["projection"] as { arithmetic: string }).arithmetic)}`);
-  }
+  // Plan → shards → merge, cut both ways: a shard per trace × configuration, and per trace.
+  const plans: Record<string, PlanRun> = {};
+  if (!args.skipPlan)
+    for (const group of ["cell", "trace"] as const) {
+      const r = await planRun(args, sweep, group, two.stdout);
+      plans[group] = r;
+      console.log(
+        `plan --group ${group} → ${r.shards} shards (processes, 2 at a time): ${num(r.wallSeconds, 1)} s; a shard ${num(r.shardSeconds.median, 1)} s median, ${num(r.shardSeconds.p90, 1)} s p90, ${num(r.shardMaxRssMiB)} MiB peak RSS; merge ${num(r.mergeSeconds, 1)} s; identical to the pool: ${r.identicalToPool ? "yes" : "NO"}`,
+      );
+    }
+  const projection = projectionOf(plans, args.thresholds.length);
+  if (projection !== undefined) for (const line of projection.lines) console.log(`projection: ${line}`);
 
   const whatIf = rowsOf(two.stdout);
   const open = rowsOf(openLoop.stdout);
@@ -356,11 +421,11 @@ async function main(): Promise<void> {
       speedUp,
       identicalOutputs: identicalWorkers,
     },
-    ...(planResult !== undefined ? { plan: planResult } : {}),
+    plans,
+    ...(projection !== undefined ? { projection: projection.figures } : {}),
     whatIfAgainstOpenLoop: whatIf.map((r, i) => ({ ...r, openLoop: open[i] })),
   });
-  if (!identicalWorkers || (planResult !== undefined && planResult["identicalToPool"] !== true))
-    process.exitCode = 1;
+  if (!identicalWorkers || Object.values(plans).some((p) => !p.identicalToPool)) process.exitCode = 1;
 }
 
 await main();

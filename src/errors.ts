@@ -18,9 +18,10 @@ export class InputError extends Error {
 
 /**
  * Exit codes shared by every command: 1 a bug, 2 unusable input, 3 the environment refused (a
- * cluster unreachable, credentials or permissions refused).
+ * cluster unreachable, credentials or permissions refused); 4 `evictd compare`'s result is complete
+ * but some of its cells failed (each is named in it).
  */
-export const EXIT = { ok: 0, internal: 1, input: 2, environment: 3 } as const;
+export const EXIT = { ok: 0, internal: 1, input: 2, environment: 3, cellsFailed: 4 } as const;
 
 /** Options of an {@link AdapterError}: the underlying failure and a hint for the operator. */
 export interface AdapterErrorOptions {

@@ -120,7 +120,12 @@ function program(): Command {
       .argument("<traces...>", "trace files, or directories of them"),
   )
     .option("--out <file>", "where the plan goes")
-    .action(async (traces: string[], opts: CompareCliOptions & { out?: string }) => {
+    .option(
+      "--group <how>",
+      "cell: a shard per trace × configuration; trace: a shard per trace, all configurations (read once)",
+      "cell",
+    )
+    .action(async (traces: string[], opts: CompareCliOptions & { out?: string; group?: string }) => {
       const { comparePlanCommand } = await import("./commands/compare.js");
       process.exitCode = await comparePlanCommand(traces, opts);
     });

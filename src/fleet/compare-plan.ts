@@ -1,8 +1,9 @@
 /**
  * A comparison past one machine: `plan.json` lists every trace (with the SHA-256 of its bytes) and
  * every configuration (self-contained: its KubeletConfiguration document and settings, and their
- * SHA-256), and one shard per trace × configuration, numbered from 0 (a Kubernetes Indexed Job's
- * `$JOB_COMPLETION_INDEX`). A shard's id hashes what decides its cell (trace and configuration
+ * SHA-256), and the shards, numbered from 0 (a Kubernetes Indexed Job's `$JOB_COMPLETION_INDEX`):
+ * one per trace × configuration, or, grouped by trace, one per trace with all its configurations
+ * (the trace read and decoded once, which is most of a shard's cost). A shard's id hashes what decides its cell (trace and configuration
  * contents, what-if, evictd's version), so a rerun skips shards whose result is already there, and a
  * changed trace is noticed rather than replayed under a stale plan. Each shard writes one result
  * file; the merge reads them all and produces the comparison the single-machine run prints.
@@ -39,9 +40,14 @@ export interface PlanConfig {
 export interface PlanShard {
   readonly index: number;
   readonly trace: number;
-  readonly config: number;
+  /** The configurations it replays the trace under (one, unless grouped by trace). */
+  readonly configs: readonly number[];
   readonly id: string;
 }
+
+/** How a plan cuts the work: a shard per trace × configuration, or per trace. */
+export type ShardGrouping = "cell" | "trace";
+export const SHARD_GROUPINGS: readonly ShardGrouping[] = ["cell", "trace"];
 
 export interface ComparePlan {
   readonly kind: typeof PLAN_KIND;
@@ -59,7 +65,8 @@ export interface ShardResult {
   readonly version: 1;
   readonly index: number;
   readonly id: string;
-  readonly cell: CellResult;
+  /** One per configuration of the shard, in its order. */
+  readonly cells: readonly CellResult[];
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
@@ -86,7 +93,12 @@ function canonical(value: unknown): string {
 export async function makePlan(
   traces: readonly string[],
   variants: readonly ConfigVariant[],
-  options: { readonly objective: Objective; readonly whatIf: boolean; readonly evictd: string },
+  options: {
+    readonly objective: Objective;
+    readonly whatIf: boolean;
+    readonly evictd: string;
+    readonly group: ShardGrouping;
+  },
 ): Promise<ComparePlan> {
   const planTraces: PlanTrace[] = [];
   for (const path of traces) planTraces.push({ path, ...(await fileDigest(path)) });
@@ -100,14 +112,17 @@ export async function makePlan(
     return { name: v.name, base, settings: v.settings, sha256: sha256(canonical(content)) };
   });
   const shards: PlanShard[] = [];
+  const mode = options.whatIf ? "what-if" : "open-loop";
+  const groups: number[][] =
+    options.group === "trace" ? [configs.map((_, c) => c)] : configs.map((_, c) => [c]);
   for (const [t, trace] of planTraces.entries())
-    for (const [c, config] of configs.entries())
+    for (const group of groups)
       shards.push({
         index: shards.length,
         trace: t,
-        config: c,
+        configs: group,
         id: sha256(
-          `${trace.sha256} ${config.sha256} ${options.whatIf ? "what-if" : "open-loop"} ${options.evictd}`,
+          `${trace.sha256} ${group.map((c) => configs[c]?.sha256 ?? "").join(",")} ${mode} ${options.evictd}`,
         ),
       });
   return {
@@ -170,7 +185,13 @@ export async function readPlan(
   if (issues.length > 0) return { ok: false, issues };
   const plan = value as unknown as ComparePlan;
   plan.shards.forEach((s, i) => {
-    if (s.index !== i || plan.traces[s.trace] === undefined || plan.configs[s.config] === undefined)
+    if (
+      s.index !== i ||
+      plan.traces[s.trace] === undefined ||
+      !Array.isArray(s.configs) ||
+      s.configs.length === 0 ||
+      s.configs.some((c: unknown) => typeof c !== "number" || plan.configs[c] === undefined)
+    )
       issues.push(problem(file, `shards[${i}]`, "names no trace or configuration of the plan"));
   });
   return issues.length > 0 ? { ok: false, issues } : { ok: true, plan };

@@ -16,17 +16,18 @@ export async function mergeShards(
   let missing = 0;
   for (const shard of plan.shards) {
     const trace = plan.traces[shard.trace]?.path ?? "?";
-    const config = plan.configs[shard.config]?.name ?? "?";
+    const configs = shard.configs.map((c) => plan.configs[c]?.name ?? "?");
     const result = await readShardResult(resultsDir, shard.index);
     const fail = (problem: string): void => {
       missing++;
-      cells.push({ trace, config, node: basename(trace), ok: false, problems: [problem] });
+      for (const config of configs)
+        cells.push({ trace, config, node: basename(trace), ok: false, problems: [problem] });
     };
     if (result === undefined)
       fail(`shard ${shard.index} has no result in ${resultsDir} (not run yet, or its result is unreadable)`);
     else if (result.id !== shard.id)
       fail(`shard ${shard.index}'s result is from another plan (id ${result.id}): run the shard again`);
-    else cells.push(result.cell);
+    else cells.push(...result.cells);
   }
   const comparison = compareFleet(
     cells,

@@ -93,7 +93,7 @@ describe("evictd compare", { skip: CLI_SKIP }, () => {
     assert.match(table.stdout, /^recommended: evictionHard\.memory\.available=/m);
   });
 
-  test("plan → shards → merge: exactly the single-machine comparison; a shard already done is skipped", () => {
+  test("plan → shards → merge, a shard per cell or per trace: exactly the single-machine comparison; a shard already done is skipped", () => {
     const pool = run(["compare", "fleet", ...SWEEP, "-o", "json"]);
     const plan = run(["compare", "plan", "fleet", ...SWEEP, "--out", "plan.json"]);
     assert.equal(plan.status, 0, plan.stderr);
@@ -111,6 +111,17 @@ describe("evictd compare", { skip: CLI_SKIP }, () => {
     const merged = run(["compare", "merge", "plan.json", "--results", "results", "-o", "json"]);
     assert.equal(merged.status, 0, merged.stderr);
     assert.equal(merged.stdout, pool.stdout);
+
+    // Grouped by trace: a shard per trace, all four configurations in it; the same comparison.
+    const byTrace = run(["compare", "plan", "fleet", ...SWEEP, "--group", "trace", "--out", "plan-t.json"]);
+    assert.equal(byTrace.stdout, "3\n");
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        run(["compare", "shard", "plan-t.json", "--index", String(i), "--results", "results-t"]).status,
+        0,
+      );
+    const mergedByTrace = run(["compare", "merge", "plan-t.json", "--results", "results-t", "-o", "json"]);
+    assert.equal(mergedByTrace.stdout, pool.stdout);
   });
 
   test("a trace changed after the plan: its shards fail alone with exit 2, and the merge says why (exit 4)", () => {

@@ -23,7 +23,9 @@ import {
   readPlan,
   writeOutput,
   writePlan,
+  SHARD_GROUPINGS,
   type ComparePlan,
+  type ShardGrouping,
 } from "../../fleet/compare-plan.js";
 import { mergeShards } from "../../fleet/merge-shards.js";
 import { runShard } from "../../fleet/run-shard.js";
@@ -35,9 +37,6 @@ import { terminalSafe } from "../output/terminal-text.js";
 import { CompareProgress } from "../output/compare-progress.js";
 import { reportFailuresThroughWrites, stdoutFailure } from "../output/output-failure.js";
 import { isBrokenPipe } from "../output/broken-pipe.js";
-
-/** Exit code of a comparison that is complete but for cells that failed (each named in it). */
-export const EXIT_CELLS_FAILED = 4;
 
 export interface CompareCliOptions {
   readonly config: readonly string[];
@@ -193,7 +192,7 @@ async function writeHtml(
   );
 }
 
-const exitOf = (c: FleetComparison): number => (c.failures.length > 0 ? EXIT_CELLS_FAILED : EXIT.ok);
+const exitOf = (c: FleetComparison): number => (c.failures.length > 0 ? EXIT.cellsFailed : EXIT.ok);
 
 export async function compareCommand(paths: readonly string[], opts: CompareCliOptions): Promise<number> {
   const checked = await check(paths, opts, opts.output);
@@ -218,7 +217,7 @@ export async function compareCommand(paths: readonly string[], opts: CompareCliO
 
 export async function comparePlanCommand(
   paths: readonly string[],
-  opts: CompareCliOptions & { readonly out?: string },
+  opts: CompareCliOptions & { readonly out?: string; readonly group?: string },
 ): Promise<number> {
   const out = opts.out;
   const why = out === undefined ? "the plan's file is required: --out plan.json" : unwritableReason(out);
@@ -226,18 +225,27 @@ export async function comparePlanCommand(
     why === undefined
       ? []
       : [optionIssue("--out", out === undefined ? why : `cannot write ${JSON.stringify(out)}: ${why}`)];
+  const group = (opts.group ?? "cell") as ShardGrouping;
+  if (!SHARD_GROUPINGS.includes(group))
+    outIssue.push(
+      optionIssue(
+        "--group",
+        `expected one of ${SHARD_GROUPINGS.join(", ")}, got ${JSON.stringify(opts.group)}`,
+      ),
+    );
   const checked = await check(paths, opts, undefined, outIssue);
   if (out === undefined) throw new Error("internal: checked above");
   const plan = await makePlan(checked.traces, checked.variants, {
     objective: checked.objective,
     whatIf: !opts.openLoop,
     evictd: packageVersion(),
+    group,
   });
   await writePlan(out, plan);
   // The shard count alone on stdout: a script sets the Indexed Job's completions from it.
   process.stdout.write(`${plan.shards.length}\n`);
   process.stderr.write(
-    `plan written to ${out}: ${plan.traces.length} traces × ${plan.configs.length} configurations = ${plan.shards.length} shards (indexes 0 to ${plan.shards.length - 1})\n`,
+    `plan written to ${out}: ${plan.traces.length} traces × ${plan.configs.length} configurations in ${plan.shards.length} shards (indexes 0 to ${plan.shards.length - 1}, ${group === "trace" ? "one per trace" : "one per trace × configuration"})\n`,
   );
   return EXIT.ok;
 }
@@ -285,11 +293,11 @@ export async function compareShardCommand(
     process.stderr.write(`shard ${index}: already done (${outcome.label})\n`);
     return EXIT.ok;
   }
-  const { cell } = outcome;
+  const failed = outcome.cells.find((c) => !c.ok);
   process.stderr.write(
-    `shard ${index}: ${cell.ok ? "done" : `failed: ${cell.problems[0] ?? ""}`} (${outcome.label})\n`,
+    `shard ${index}: ${failed === undefined || failed.ok ? "done" : `failed: ${failed.problems[0] ?? ""}`} (${outcome.label})\n`,
   );
-  return cell.ok ? EXIT.ok : EXIT.input;
+  return failed === undefined ? EXIT.ok : EXIT.input;
 }
 
 export async function compareMergeCommand(
