@@ -68,10 +68,13 @@ describe("OwnProcessReader (this process, live)", () => {
     assert.ok(Math.abs(spent - kernel) <= 0.04, `${spent} s here, ${kernel} s in /proc/self/stat`);
   });
 
-  test("the start time is the runtime's own (to the second: the boot time is in whole seconds)", () => {
+  test("the start time is the runtime's own (within seconds: the boot time is in whole seconds)", () => {
     const started = Date.now() / 1000 - process.uptime();
     const f = figures(reader());
-    assert.ok(Math.abs(f.startTimeSeconds - started) < 1, `${f.startTimeSeconds} against ${started}`);
+    // The kernel's boot time is whole seconds (up to 1 s off), and Node starts counting its uptime
+    // after exec and its own start-up, which a loaded machine or an emulated CPU stretches; any
+    // other start (the boot, the epoch, a child's) is off by far more.
+    assert.ok(Math.abs(f.startTimeSeconds - started) < 3, `${f.startTimeSeconds} against ${started}`);
   });
 
   test("the limits are the soft limits a child inherits", () => {
