@@ -58,6 +58,7 @@ export default tseslint.config(
                 "**/kubernetes/**",
                 "**/server/**",
                 "**/fleet/**",
+                "**/prometheus/**",
                 "**/errors.js",
               ],
               message: "src/core imports only src/core.",
@@ -136,6 +137,7 @@ export default tseslint.config(
                 "**/kubernetes/**",
                 "**/server/**",
                 "**/fleet/**",
+                "**/prometheus/**",
               ],
               message: "src/app imports only src/core, src/app and src/errors.ts.",
             },
@@ -180,6 +182,32 @@ export default tseslint.config(
             {
               group: ["**/cli/**", "**/linux/**", "**/runtime/**", "**/kubernetes/**", "**/server/**"],
               message: "src/fleet imports core, app, errors, formats and fleet only.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The Prometheus client implements the import's port over HTTP; it stands beside the other
+    // adapters and reaches into none of them, nor up into the CLI.
+    files: ["src/prometheus/**/*.ts"],
+    ignores: ["src/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                "**/cli/**",
+                "**/linux/**",
+                "**/runtime/**",
+                "**/kubernetes/**",
+                "**/server/**",
+                "**/fleet/**",
+              ],
+              message: "src/prometheus imports core, app, errors, formats and prometheus only.",
             },
           ],
         },

@@ -2,6 +2,7 @@
  * The `evictd` command line: parses argv, dispatches to lazily imported commands, and is the one
  * error boundary of the binary (input problems → exit 2 with one line each; bugs → exit 1).
  */
+import type { ImportPrometheusCliOptions } from "./commands/import-prometheus.js";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatIssue } from "../core/issues.js";
 import { TIMER_MAX_MS, TIMER_MAX_TEXT } from "../core/time/timer-limit.js";
@@ -211,6 +212,57 @@ function program(): Command {
     .action(async (opts: ClusterCliOptions & NodeLocalCliOptions & { output: string }) => {
       const { explainCommand } = await import("./commands/explain.js");
       process.exitCode = await explainCommand(opts);
+    });
+
+  cmd
+    .command("import")
+    .description("Build a replayable trace from data a cluster already holds")
+    .command("prometheus")
+    .description(
+      "Rebuild a node's trace (the one `record` writes) from Prometheus: cAdvisor, node-exporter and kube-state-metrics series",
+    )
+    .requiredOption("--url <url>", "Prometheus' base URL (http or https; user:password@ for basic auth)")
+    .requiredOption("--node <name>", "the node's name, as cAdvisor's node label and kube_pod_info carry it")
+    .requiredOption("--from <time>", "first step: RFC 3339, now or now-DURATION (now-24h)")
+    .option("--to <time>", "last step (same forms)", "now")
+    .option("--step <duration>", "time between steps (the kubelet's housekeeping interval is 10s)", "10s")
+    .requiredOption(
+      "-o, --output <file>",
+      "the trace to write (JSON lines, compressed when named .br or .gz)",
+    )
+    .option(
+      "--config <file>",
+      "the node's KubeletConfiguration, for the trace's header (default: the kubelet's defaults)",
+    )
+    .option(
+      "--priority-class <name=value>",
+      "a PriorityClass' value (repeatable; the built-in ones are known)",
+      collect,
+      [],
+    )
+    .option("--node-label <label>", "the label cAdvisor's series name the node in", "node")
+    .option(
+      "--node-exporter-label <label>",
+      "the label node-exporter's series name the node in (instance: with or without a port)",
+      "instance",
+    )
+    .option("--nodefs-mountpoint <path>", "node-exporter mountpoint of the kubelet's filesystem", "/")
+    .option(
+      "--imagefs-mountpoint <path>",
+      "node-exporter mountpoint of the image store (absent: on nodefs)",
+      "/var/lib/containerd",
+    )
+    .option(
+      "--lookback <duration>",
+      "how old a sample may be and still stand for a step (default: twice the scrape interval)",
+    )
+    .option("--chunk <duration>", "time range one round of queries covers", "1h")
+    .option("--bearer-token-file <file>", "a bearer token, read again for every request")
+    .option("--ca-file <file>", "PEM CA bundle Prometheus' certificate is checked against")
+    .option("--request-timeout <duration>", "per request, before it is retried", "2m")
+    .action(async (opts: ImportPrometheusCliOptions) => {
+      const { importPrometheusCommand } = await import("./commands/import-prometheus.js");
+      process.exitCode = await importPrometheusCommand(opts);
     });
 
   withClusterOptions(

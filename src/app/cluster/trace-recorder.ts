@@ -32,6 +32,8 @@ export interface TraceHeader {
    * 110-pod node is some 70 KiB a sample instead of 385); `full`: exactly as the kubelet sent it.
    */
   readonly summaries?: "lean" | "full";
+  /** Where the figures come from, for a trace not recorded from a kubelet (docs/replay-format.md). */
+  readonly source?: unknown;
 }
 
 export interface TraceStep {
@@ -76,6 +78,7 @@ export class TraceRecorder {
         ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
         ...(header.node !== undefined ? { node: header.node } : {}),
         evictedPods: header.evictedPods,
+        ...(header.source !== undefined ? { source: header.source } : {}),
         pods,
       }) + "\n",
     );

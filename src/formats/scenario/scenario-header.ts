@@ -17,7 +17,17 @@ import { isRawObject, type RawObject } from "../../core/raw/raw-object.js";
 import { describeValue } from "../../core/raw/describe-value.js";
 import { displayPath, type ReferencedFiles } from "./referenced-files.js";
 
-const TOP_KEYS = new Set(["start", "config", "flags", "node", "filesystems", "evictedPods", "pods", "steps"]);
+const TOP_KEYS = new Set([
+  "start",
+  "config",
+  "flags",
+  "node",
+  "filesystems",
+  "evictedPods",
+  "pods",
+  "steps",
+  "source",
+]);
 const LAYOUTS: readonly FilesystemLayout[] = ["single", "dedicated", "split"];
 
 export interface HeaderChecks {
