@@ -48,6 +48,10 @@ const NATIVE_ONLY = new Map([
     "manifest parsing against the daemon's CPU budget and /healthz latency; eviction on v2 is daemon-memory's",
   ],
   [
+    "dist/test/e2e/daemon-prometheus.test.js",
+    "a Prometheus server under emulation; the metrics it ingests are served the same on v2 (daemon-memory and daemon-oom-kills read them there)",
+  ],
+  [
     "dist/test/e2e/daemon-durability.test.js",
     "the state filesystem and the final-status journal; eviction on v2 is daemon-memory's",
   ],

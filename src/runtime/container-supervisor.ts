@@ -30,6 +30,8 @@ export interface SupervisorEvents {
   persist(record: PodRecord): void;
   /** A container exited and its state is recorded: decide what comes next. */
   exited(record: PodRecord): void;
+  /** The kernel OOM-killed a container's main process (its cgroup's oom_kill count rose). */
+  oomKilled(record: PodRecord, container: ContainerRecord): void;
   /**
    * About to decide something a kill would change (a restart after its back-off): kills sent from
    * elsewhere are taken in first (see `ProcessPodRuntimeOptions.takeInKills`).
@@ -230,6 +232,7 @@ export class ContainerSupervisor {
         { pod: record.pod.key, container: c.spec.name, exitCode: exit.exitCode, reason, leftovers },
         "container exited",
       );
+      if (reason === "OOMKilled") this.#events.oomKilled(record, c);
       if (this.#closing.aborted) return;
       this.#events.exited(record);
     })().catch((error: unknown) => {

@@ -19,6 +19,7 @@ import { ContainerSupervisor, UNKNOWN_EXIT } from "./container-supervisor.js";
 import { setUpVolumes, systemMounter, tearDownVolumes, type Mounter } from "./emptydir-volumes.js";
 import { computePodActions } from "./pod-actions.js";
 import { attachCgroups, ensurePodCgroup } from "./pod-cgroups.js";
+import { containerMemoryLimitBytes } from "./pod-memory-limit.js";
 import { podMemoryLimitBytes } from "./pod-memory-limit.js";
 import type { PodPaths } from "./pod-paths.js";
 import {
@@ -70,6 +71,8 @@ export interface ProcessPodRuntimeOptions {
   readonly takeInKills?: () => void;
   /** Called when the active pods, or what describes them to the stats collector, may have changed. */
   readonly onPodsChanged?: () => void;
+  /** Called for each container the kernel OOM-killed (after its exit is recorded and logged). */
+  readonly onOomKill?: (kill: OomKill) => void;
   /**
    * The final-status journal (final-status-journal.ts): every pod that ends is recorded there
    * before anything can undo it, and at start the records found there win over status files that
@@ -80,6 +83,15 @@ export interface ProcessPodRuntimeOptions {
     /** The latest record of each UID, as the journal was found at start. */
     readonly found: ReadonlyMap<string, JournalRecord>;
   };
+}
+
+/** A kernel OOM kill of a container's main process. */
+export interface OomKill {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+  /** The container's own memory limit; undefined when it has none (the pods' or the node's limit was hit). */
+  readonly limitBytes: bigint | undefined;
 }
 
 /** The processes of a pod, per container (for /proc measurement without cgroups). */
@@ -163,6 +175,13 @@ export class ProcessPodRuntime implements PodsPort {
           else this.#reconcile(record);
         },
         catchUp: () => this.#takeInKills(),
+        oomKilled: (record, c) =>
+          options.onOomKill?.({
+            namespace: record.pod.namespace,
+            pod: record.pod.name,
+            container: c.spec.name,
+            limitBytes: containerMemoryLimitBytes(c.spec),
+          }),
       },
     });
     const driver = this.#cgroups;

@@ -276,6 +276,7 @@ describe("handle", () => {
   test("a failure while rendering is a 500 answer, not a rejection", async () => {
     const broken: MetricsSource = {
       setPods: () => undefined,
+      setScrapeState: () => undefined,
       render: () => Promise.reject(new Error("registry exploded")),
     };
     const r = await get("/metrics", snapshot(), broken);

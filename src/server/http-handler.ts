@@ -4,9 +4,10 @@
  * /status and /stats/summary from a DaemonSnapshot and the metrics registry; nothing here reads
  * the system.
  */
+import { NOT_ARMED } from "../app/node-view/wake-capability.js";
 import type { DaemonSnapshot } from "../app/node-view/snapshot.js";
 import { toExactJson } from "../core/summary/to-exact-json.js";
-import { PROMETHEUS_CONTENT_TYPE } from "./metrics.js";
+import { PROMETHEUS_CONTENT_TYPE, type ScrapeState } from "./metrics.js";
 import { buildStatusView } from "../app/node-view/status-view.js";
 import type { HealthVerdict } from "../app/node-view/loop-health.js";
 
@@ -27,6 +28,7 @@ export interface HttpResponse {
 /** The part of DaemonMetrics the handler uses. */
 export interface MetricsSource {
   setPods(pods: readonly { readonly phase: string }[]): void;
+  setScrapeState(state: ScrapeState): void;
   render(): Promise<string>;
 }
 
@@ -82,10 +84,14 @@ const ROUTES: ReadonlyMap<string, Route> = new Map<string, Route>([
   ],
   [
     "/metrics",
-    async ({ snapshot: take, metrics }) => {
+    async ({ snapshot: take, metrics, health }) => {
       const snapshot = await take();
       // Pod counts are collected at scrape time from the snapshot, so /metrics agrees with /status.
       metrics.setPods(snapshot.pods);
+      metrics.setScrapeState({
+        healthy: health?.().ok ?? true,
+        wakeSourcesNotArmed: snapshot.capabilities.filter((c) => c.startsWith(NOT_ARMED)).length,
+      });
       return {
         status: 200,
         headers: { "content-type": PROMETHEUS_CONTENT_TYPE },

@@ -100,6 +100,19 @@ describe("kubelet metrics", () => {
     assert.ok(!lines(text).some((l) => l.startsWith("kubelet_evictions{")));
   });
 
+  test("with the thresholds' signals given, each starts at 0, so rate() sees the first eviction", async () => {
+    const m = new DaemonMetrics({
+      evictionSignals: ["memory.available", "nodefs.available", "memory.available"],
+    });
+    const before = lines(await m.render()).filter((l) => l.startsWith("kubelet_evictions{"));
+    assert.deepEqual(before, [
+      'kubelet_evictions{eviction_signal="memory.available"} 0',
+      'kubelet_evictions{eviction_signal="nodefs.available"} 0',
+    ]);
+    m.recordEviction("memory.available");
+    assert.ok(lines(await m.render()).includes('kubelet_evictions{eviction_signal="memory.available"} 1'));
+  });
+
   test("kubelet_eviction_stats_age_seconds: histogram with Prometheus' default buckets", async () => {
     const m = new DaemonMetrics();
     m.observeSync(
@@ -295,6 +308,38 @@ describe("evictd metrics", () => {
         'kubelet_eviction_stats_age_seconds_bucket{le="0.005",eviction_signal="memory.available"} 1',
       ),
     );
+  });
+});
+
+describe("what alerts and the kubernetes-mixin read", () => {
+  test("kubelet_node_name{node} 1 with upstream's help, only when the node is named", async () => {
+    const text = await new DaemonMetrics({ nodeName: "node-a" }).render();
+    assert.match(text, /^# HELP kubelet_node_name \[ALPHA\] The node's name\. The count is always 1\.$/m);
+    assert.match(text, /^kubelet_node_name\{node="node-a"\} 1$/m);
+    assert.doesNotMatch(await new DaemonMetrics().render(), /kubelet_node_name/);
+  });
+
+  test("loop health and wake sources not armed are what the last scrape saw", async () => {
+    const m = new DaemonMetrics();
+    assert.match(await m.render(), /^evictd_loop_healthy 1$/m);
+    assert.match(await m.render(), /^evictd_wake_sources_not_armed 0$/m);
+    m.setScrapeState({ healthy: false, wakeSourcesNotArmed: 2 });
+    const text = await m.render();
+    assert.match(text, /^evictd_loop_healthy 0$/m);
+    assert.match(text, /^evictd_wake_sources_not_armed 2$/m);
+  });
+
+  test("the last stats time is the newest observation's, kept through a run without stats", async () => {
+    const m = new DaemonMetrics({ housekeepingIntervalMs: 10_000 });
+    assert.match(await m.render(), /^evictd_housekeeping_interval_seconds 10$/m);
+    const observations = new Map<Signal, Observation>([
+      ["memory.available", { available: 1n * Gi, capacity: 4n * Gi, time: 1_700_000_000_500 }],
+      ["nodefs.available", { available: 1n * Gi, capacity: 4n * Gi, time: 1_699_999_990_000 }],
+    ]);
+    m.observeSync(report({ observations }), []);
+    assert.match(await m.render(), /^evictd_last_stats_timestamp_seconds 1700000000\.5$/m);
+    m.observeSync(report({ statsUnavailable: true }), []);
+    assert.match(await m.render(), /^evictd_last_stats_timestamp_seconds 1700000000\.5$/m);
   });
 });
 

@@ -49,7 +49,43 @@ export const METRIC_NAMES = {
   pods: "evictd_pods",
   reaction: "evictd_eviction_reaction_seconds",
   manifestErrors: "evictd_manifest_files_with_errors",
+  nodeName: "kubelet_node_name",
+  loopHealthy: "evictd_loop_healthy",
+  lastStats: "evictd_last_stats_timestamp_seconds",
+  housekeeping: "evictd_housekeeping_interval_seconds",
+  wakeSourcesNotArmed: "evictd_wake_sources_not_armed",
+  oomKills: "evictd_oom_kills_total",
 } as const;
+
+/** Upstream's help for kubelet_node_name (pkg/kubelet/metrics/metrics.go), with its stability prefix. */
+export const KUBELET_NODE_NAME_HELP = "[ALPHA] The node's name. The count is always 1.";
+
+/** What a scrape reads from the daemon's state at that moment (not from a synchronize). */
+export interface ScrapeState {
+  /** /healthz's verdict. */
+  readonly healthy: boolean;
+  /** The capabilities that say a wake source is not armed. */
+  readonly wakeSourcesNotArmed: number;
+}
+
+export interface DaemonMetricsOptions {
+  /** Where the standard process metrics come from; without it they are not served. */
+  readonly process?: ProcessFiguresSource | undefined;
+  /**
+   * The node's name, served as `kubelet_node_name{node}` 1 as the kubelet does: the
+   * kubernetes-mixin joins kubelet_evictions to it to name the node in KubeNodeEviction.
+   */
+  readonly nodeName?: string | undefined;
+  /** The loop's housekeeping interval, so an alert can tell stale stats from a long interval. */
+  readonly housekeepingIntervalMs?: number | undefined;
+  /**
+   * The signals eviction thresholds are set for: kubelet_evictions (and both histograms) start at
+   * 0 for each. The kubelet's counter has no sample until its first eviction, and rate() cannot see
+   * a series' first sample as an increase, so the mixin's KubeNodeEviction misses a node's first
+   * eviction (often its only one); a 0 scraped before it makes the eviction an increase.
+   */
+  readonly evictionSignals?: readonly string[] | undefined;
+}
 
 const graceLabel = formatDurationMs;
 
@@ -67,9 +103,12 @@ export class DaemonMetrics {
   private readonly condition: Gauge<"condition">;
   private readonly pods: Gauge<"phase">;
   private readonly manifestErrors: Gauge;
+  private readonly loopHealthy: Gauge;
+  private readonly lastStats: Gauge;
+  private readonly wakeSourcesNotArmed: Gauge;
+  private readonly oomKills: Counter<"namespace" | "pod" | "container">;
 
-  /** `process`: where the standard process metrics come from; without it they are not served. */
-  constructor(options: { readonly process?: ProcessFiguresSource | undefined } = {}) {
+  constructor(options: DaemonMetricsOptions = {}) {
     this.registry = new Registry();
     const registers = [this.registry];
     // Upstream names the counter without `_total` (the Go client does not append it).
@@ -123,12 +162,59 @@ export class DaemonMetrics {
       buckets: [...REACTION_BUCKETS],
       registers,
     });
+    // Every per-signal series starts at zero (see evictionSignals), histograms included: a p99 of
+    // reaction times is a rate() of their buckets, which cannot count a series' first sample either.
+    for (const signal of new Set(options.evictionSignals ?? [])) {
+      this.evictions.inc({ eviction_signal: signal }, 0);
+      this.statsAge.zero({ eviction_signal: signal });
+      this.reaction.zero({ eviction_signal: signal });
+    }
     this.manifestErrors = new Gauge({
       name: METRIC_NAMES.manifestErrors,
       help: "Files in the manifest directory with errors as of its last scan (the files and errors are in /status).",
       registers,
     });
     this.manifestErrors.set(0);
+    if (options.nodeName !== undefined) {
+      const nodeName = new Gauge({
+        name: METRIC_NAMES.nodeName,
+        help: KUBELET_NODE_NAME_HELP,
+        labelNames: ["node"],
+        registers,
+      });
+      nodeName.set({ node: options.nodeName }, 1);
+    }
+    this.loopHealthy = new Gauge({
+      name: METRIC_NAMES.loopHealthy,
+      help: "1 while the eviction loop is healthy (what /healthz answers), 0 once it has failed.",
+      registers,
+    });
+    this.loopHealthy.set(1);
+    this.lastStats = new Gauge({
+      name: METRIC_NAMES.lastStats,
+      help: "Time the newest node figure of the last synchronize was read at (Unix seconds); unchanged while stats cannot be read.",
+      registers,
+    });
+    if (options.housekeepingIntervalMs !== undefined) {
+      const housekeeping = new Gauge({
+        name: METRIC_NAMES.housekeeping,
+        help: "The eviction loop's housekeeping interval in seconds: it synchronizes at least this often.",
+        registers,
+      });
+      housekeeping.set(options.housekeepingIntervalMs / 1000);
+    }
+    this.wakeSourcesNotArmed = new Gauge({
+      name: METRIC_NAMES.wakeSourcesNotArmed,
+      help: "Kernel wake sources (memory threshold notifiers, PSI triggers, memory.events watches) the kernel refused to arm: the loop falls back to its housekeeping tick for them.",
+      registers,
+    });
+    this.wakeSourcesNotArmed.set(0);
+    this.oomKills = new Counter({
+      name: METRIC_NAMES.oomKills,
+      help: "Containers the kernel OOM-killed (their cgroup's oom_kill count rose as they died), by pod and container.",
+      labelNames: ["namespace", "pod", "container"],
+      registers,
+    });
     for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);
     for (const phase of POD_PHASES) this.pods.set({ phase }, 0);
     if (options.process !== undefined) registerProcessMetrics(this.registry, options.process);
@@ -153,6 +239,10 @@ export class DaemonMetrics {
       this.condition.set({ condition: c }, report.conditions.includes(c) ? 1 : 0);
     if (report.statsUnavailable) return;
 
+    let newest: number | undefined;
+    for (const o of report.observations.values())
+      if (o.time !== undefined && (newest === undefined || o.time > newest)) newest = o.time;
+    if (newest !== undefined) this.lastStats.set(newest / 1000);
     this.available.reset();
     this.capacity.reset();
     for (const [signal, o] of report.observations) {
@@ -189,6 +279,21 @@ export class DaemonMetrics {
     for (const p of pods) counts.set(p.phase, (counts.get(p.phase) ?? 0) + 1);
     this.pods.reset();
     for (const [phase, n] of counts) this.pods.set({ phase }, n);
+  }
+
+  /** One container OOM-killed by the kernel. */
+  recordOomKill(kill: {
+    readonly namespace: string;
+    readonly pod: string;
+    readonly container: string;
+  }): void {
+    this.oomKills.inc({ namespace: kill.namespace, pod: kill.pod, container: kill.container });
+  }
+
+  /** What a scrape reads from the daemon's state at that moment. */
+  setScrapeState(state: ScrapeState): void {
+    this.loopHealthy.set(state.healthy ? 1 : 0);
+    this.wakeSourcesNotArmed.set(state.wakeSourcesNotArmed);
   }
 
   /** The number of manifest files with errors, as of the last scan. */

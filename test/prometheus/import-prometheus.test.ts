@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +16,7 @@ import { brotliDecompressSync } from "node:zlib";
 import { after, describe, test } from "node:test";
 import { generateTrace } from "../../tools/trace-generator/generate-trace.js";
 import { traceToOpenMetrics } from "../../tools/trace-openmetrics/trace-to-openmetrics.js";
-import { assertNoCrash, CLI_SKIP, runEvictd, type CliResult } from "../cli/evictd-cli.js";
+import { assertNoCrash, CLI_SKIP, REPO_ROOT, runEvictd, type CliResult } from "../cli/evictd-cli.js";
 import { prometheusSkip, startPrometheus, type PrometheusServer } from "../support/prometheus-server.js";
 
 type Json = Record<string, unknown>;
@@ -304,6 +306,44 @@ describe("evictd import prometheus: a week's shape in a minute, from a real Prom
     assert.equal(r.status, 3, r.stderr);
     assert.match(r.stderr, new RegExp(`127\\.0\\.0\\.1:${port}`));
     assert.doesNotMatch(r.stderr, /hunter2/);
+    assert.equal(existsSync(file), false);
+    assert.deepEqual(strays(), []);
+  });
+
+  test("interrupted (SIGINT) while Prometheus is slow to answer: exit 130, nothing written", async () => {
+    // A server that accepts and never answers: the import waits on its first request.
+    const silent = createServer(() => {}).listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const port = (silent.address() as { port: number }).port;
+    const file = join(work, "interrupted.jsonl");
+    const child = spawn(
+      process.execPath,
+      [
+        join(REPO_ROOT, "bin", "evictd.js"),
+        "import",
+        "prometheus",
+        "--url",
+        `http://127.0.0.1:${port}`,
+        "--node",
+        node,
+        "--from",
+        from,
+        "--to",
+        to,
+        "-o",
+        file,
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    child.kill("SIGINT");
+    const [code] = (await once(child, "exit")) as [number | null];
+    silent.close();
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /^interrupted: nothing written to /m);
+    assert.doesNotMatch(stderr, /Error|^\s+at /m);
     assert.equal(existsSync(file), false);
     assert.deepEqual(strays(), []);
   });

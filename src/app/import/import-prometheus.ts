@@ -107,15 +107,14 @@ export async function importPrometheus(o: ImportOptions): Promise<ImportResult> 
     (await o.prometheus.series(selector, o.fromMs, o.toMs, o.signal)).length > 0;
   const fsAt = (mount: string): string =>
     q.fsAvail.replace(/mountpoint=~"[^"]*"/, `mountpoint=${promString(mount)}`);
-  const firstPod = info[0] ?? {};
-  const podMatch = `namespace=${promString(firstPod["namespace"] ?? "")},pod=${promString(firstPod["pod"] ?? "")}`;
+  const podSeries = podScopedSelectors(info.map((l) => l["pod"] ?? ""));
   const coverage: SeriesCoverage = {
     podsCgroupLimit: await any(q.podsLimit),
     nodefs: await any(fsAt(o.nodefsMountpoint)),
     imagefs: await any(fsAt(o.imagefsMountpoint)),
     pids: (await any(q.pids)) && (await any(q.pidMax)),
-    qosClass: await any(`kube_pod_status_qos_class{${podMatch}}`),
-    requests: await any(`kube_pod_container_resource_requests{${podMatch}}`),
+    qosClass: await any(podSeries.qos),
+    requests: (await any(podSeries.requests)) || (await any(podSeries.limits)),
   };
   const figures = figureSources(coverage);
   for (const [signal, f] of Object.entries(figures))

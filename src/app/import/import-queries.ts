@@ -44,8 +44,6 @@ export interface ImportSelectors {
   readonly pids: string;
   readonly pidMax: string;
   readonly podInfo: string;
-  readonly nodeCapacity: string;
-  readonly nodeAllocatable: string;
 }
 
 export function importSelectors(o: ImportSelectorOptions): ImportSelectors {
@@ -68,8 +66,6 @@ export function importSelectors(o: ImportSelectorOptions): ImportSelectors {
     pids: `node_processes_pids{${exporter}}`,
     pidMax: `node_processes_max_processes{${exporter}}`,
     podInfo: `kube_pod_info{node=${promString(o.node)}}`,
-    nodeCapacity: `kube_node_status_capacity{node=${promString(o.node)},resource="memory"}`,
-    nodeAllocatable: `kube_node_status_allocatable{node=${promString(o.node)},resource="memory"}`,
   };
 }
 

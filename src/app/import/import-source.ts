@@ -1,5 +1,5 @@
 /**
- * What an imported trace's figures rest on, for its header (`source`) and the replay report: which
+ * What an imported trace's figures rest on, for its header (`source`): which
  * eviction signals come exactly from the series the kubelet itself reads (cAdvisor's), which from
  * another exporter's near-equivalent, and which the usual exporters do not have at all (left out
  * of the Summary, so the replay sees no such signal rather than an invented one).

@@ -43,9 +43,12 @@ export interface ImportedSample {
   readonly activePods: readonly unknown[];
 }
 
-// A cgroup no limit was set on reports the largest page-aligned int64.
+// A cgroup without a limit: cAdvisor exports 0 for it; the kernel's own figure is the largest
+// page-aligned int64.
 const NO_LIMIT = 2 ** 62;
 const POD_UID = /pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})/i;
+/** The pod's own cgroup, not one below it (a container's, or the sandbox's pause container). */
+const POD_CGROUP_END = /pod[0-9a-f_-]{36}(\.slice)?$/i;
 const PODS_CGROUP = /^\/kubepods(\.slice)?$/;
 
 function podUidOf(id: string | undefined): string | undefined {
@@ -103,18 +106,6 @@ export class NodeSampleBuilder {
   /** The pods kube_pod_info placed on the node at any time of the data added so far. */
   podNames(): string[] {
     return [...this.#ksm.values()].map((p) => p.name);
-  }
-
-  /** Series the builder has any sample of, by kind (for the import's coverage report). */
-  has(kind: "machineMemory" | "nodeWorkingSet" | "podsLimit" | "nodefs" | "imagefs" | "pids"): boolean {
-    switch (kind) {
-      case "nodefs":
-        return (this.#fs.get(`avail ${this.#o.nodefsMountpoint}`)?.size ?? 0) > 0;
-      case "imagefs":
-        return (this.#fs.get(`avail ${this.#o.imagefsMountpoint}`)?.size ?? 0) > 0;
-      default:
-        return (this.#node.get(kind)?.size ?? 0) > 0;
-    }
   }
 
   add(kind: SeriesKind, series: readonly PrometheusSeries[]): void {
@@ -177,7 +168,9 @@ export class NodeSampleBuilder {
           const uid = podUidOf(id);
           if (uid === undefined) return; // a QoS-level or system cgroup: not read by the kubelet's ranking
           const container = l["container"] ?? "";
-          if (container === "POD") return; // the sandbox's pause container
+          // The sandbox's pause container: `POD` (dockershim), or no name but an image (containerd).
+          if (container === "POD") return;
+          if (container === "" && (!POD_CGROUP_END.test(id ?? "") || (l["image"] ?? "") !== "")) return;
           const pod = this.#cgroup(uid, l);
           if (container !== "") {
             if (kind === "workingSet") trackIn(pod.containers, container).add(s.samples);
@@ -323,7 +316,12 @@ export class NodeSampleBuilder {
     };
     const podsWs = this.#nodeAt("podsWorkingSet", t);
     const podsLimit = this.#nodeAt("podsLimit", t);
-    if (podsWs !== undefined && podsLimit !== undefined && podsLimit.value < NO_LIMIT) {
+    if (
+      podsWs !== undefined &&
+      podsLimit !== undefined &&
+      podsLimit.value > 0 &&
+      podsLimit.value < NO_LIMIT
+    ) {
       const podsUsage = this.#nodeAt("podsUsage", t);
       node["systemContainers"] = [
         {

@@ -47,15 +47,4 @@ export class SampleTrack {
     const value = this.#values[found] as number;
     return Number.isFinite(value) ? { at, value } : undefined;
   }
-
-  /** Times where consecutive samples are further apart than `gapMs`: [last before, first after]. */
-  gaps(gapMs: number): [number, number][] {
-    const out: [number, number][] = [];
-    for (let i = 1; i < this.#times.length; i++) {
-      const a = this.#times[i - 1] as number;
-      const b = this.#times[i] as number;
-      if (b - a > gapMs) out.push([a, b]);
-    }
-    return out;
-  }
 }

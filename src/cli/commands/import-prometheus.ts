@@ -39,6 +39,9 @@ export interface ImportPrometheusCliOptions {
   readonly requestTimeout: string;
 }
 
+/** The shell's code for a command ended by SIGINT: an interrupted import writes nothing. */
+const EXIT_INTERRUPTED = 130;
+
 const issue = (path: string, message: string): Issue => ({
   severity: "error",
   path,
@@ -144,7 +147,7 @@ export async function importPrometheusCommand(opts: ImportPrometheusCliOptions):
   let file: TraceFile | undefined;
   let done = false;
   try {
-    const r = await importPrometheus({
+    const importing = importPrometheus({
       prometheus,
       node: opts.node,
       fromMs,
@@ -167,6 +170,14 @@ export async function importPrometheusCommand(opts: ImportPrometheusCliOptions):
       progress: (line) => process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
       signal: stop.signal,
     });
+    const r = await importing.catch((error: unknown) => {
+      if (stop.signal.aborted) return undefined;
+      throw error;
+    });
+    if (r === undefined) {
+      process.stderr.write(`${tty ? "\n" : ""}interrupted: nothing written to ${opts.output}\n`);
+      return EXIT_INTERRUPTED;
+    }
     await file?.close();
     file = undefined;
     renameSync(partial, opts.output);

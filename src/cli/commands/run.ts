@@ -228,6 +228,12 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       );
     });
   };
+  const metrics = new DaemonMetrics({
+    process: ownProcessFigures(),
+    nodeName: spec.name,
+    housekeepingIntervalMs: spec.housekeepingIntervalMs,
+    evictionSignals: spec.eviction.thresholds.filter((t) => t.operator !== "").map((t) => t.signal),
+  });
   const runtime = new ProcessPodRuntime({
     cgroups: driver,
     node: spec,
@@ -236,6 +242,19 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     takeInKills: () => thread?.takeInKills(),
     onPodsChanged: () => schedulePodsUpdate(),
     journal: { writer: finalStatuses, found: reservation.latest },
+    onOomKill: (kill) => {
+      metrics.recordOomKill(kill);
+      log.warn(
+        {
+          pod: `${kill.namespace}/${kill.pod}`,
+          container: kill.container,
+          limit: kill.limitBytes === undefined ? null : String(kill.limitBytes),
+        },
+        kill.limitBytes === undefined
+          ? "the kernel OOM-killed a container without a memory limit of its own: the pods' or the node's limit was hit before eviction reclaimed memory"
+          : "the kernel OOM-killed a container at its own memory limit",
+      );
+    },
   });
   capabilities.push(...runtime.capabilities);
   const containerLogs = new ContainerLogMonitor({
@@ -260,7 +279,6 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   });
   const podByUid = (uid: string): RunnablePod | undefined => runtime.knownPods().find((p) => p.uid === uid);
 
-  const metrics = new DaemonMetrics({ process: ownProcessFigures() });
   const startedAt = systemClock.now();
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
   const journal = new StepJournal({

@@ -7,6 +7,7 @@
  * the decision log and a replayable trace of exactly what the loop saw. Logs are JSON lines on
  * stdout (pino). The composition root of the verb: the parts come from app/ and the adapters.
  */
+import { notArmedCapability } from "../../app/node-view/wake-capability.js";
 import { daemonLogger } from "../output/daemon-logger.js";
 import { ClusterPods, type EnforceMode } from "../../app/cluster/cluster-pods.js";
 import { LatestSummary } from "../../app/cluster/latest-summary.js";
@@ -175,7 +176,12 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
     });
 
-    const metrics = new DaemonMetrics({ process: ownProcessFigures() });
+    const metrics = new DaemonMetrics({
+      process: ownProcessFigures(),
+      nodeName: api.nodeName,
+      housekeepingIntervalMs: o.intervalMs,
+      evictionSignals: settings.config.thresholds.filter((t) => t.operator !== "").map((t) => t.signal),
+    });
     const startedAt = clock.now();
     const decisionLog =
       o.decisionLog !== undefined
@@ -403,8 +409,7 @@ async function nodeLocalStats(
     "the eviction loop's thread (watch's event loop)",
   );
   const capabilities = [...plan.capabilities, priority.note];
-  for (const r of wake.refused)
-    capabilities.push(`not armed: ${r.reason} (the other wake sources and the housekeeping tick still run)`);
+  for (const r of wake.refused) capabilities.push(notArmedCapability(r.reason));
   return {
     memory,
     wake,

@@ -5,6 +5,7 @@
  * log writes, manifest parsing or the main thread's garbage collection. See protocol.ts for what
  * it says to the main thread.
  */
+import { notArmedCapability } from "../../app/node-view/wake-capability.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { EvictionLoop } from "../../app/loop/eviction-loop.js";
@@ -132,9 +133,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
   });
 
   // What is armed, exactly: a source the kernel refused is named with why.
-  const refused = wake.refused.map(
-    (r) => `not armed: ${r.reason} (the other wake sources and the housekeeping tick still run)`,
-  );
+  const refused = wake.refused.map((r) => notArmedCapability(r.reason));
   main.post({ type: "ready", capabilities: [...plan.capabilities, ...refused, priority.note] });
   prepareStats();
   try {
