@@ -16,6 +16,7 @@ import { connectClusterNode } from "../../src/kubernetes/index.js";
 import type { LoggerPort } from "../../src/app/ports.js";
 import { runWatch, type WatchOptions } from "../../src/cli/commands/watch.js";
 import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../harness/node-harness.js";
+import { prometheusSkip, startPrometheus, type PrometheusServer } from "../support/prometheus-server.js";
 import {
   startFakeApiServer,
   type FakeApiServer,
@@ -185,6 +186,60 @@ describe("evictd watch against a fake API server", () => {
       await w.stop();
     }
   });
+
+  test(
+    "scraped by a real Prometheus: the mixin's KubeNodeEviction expression names the node and the signal",
+    { skip: prometheusSkip },
+    async () => {
+      const w = await startWatch("shadow");
+      let prometheus: PrometheusServer | undefined;
+      try {
+        const url = await w.url;
+        prometheus = await startPrometheus({
+          scrapeConfigs: [
+            { job_name: "evictd", scrape_interval: "1s", static_configs: [{ targets: [new URL(url).host] }] },
+          ],
+        });
+        const query = async (expr: string): Promise<{ metric: Record<string, string> }[]> => {
+          const res = await fetch(`${prometheus?.url}/api/v1/query`, {
+            method: "POST",
+            body: new URLSearchParams({ query: expr }),
+          });
+          const body = (await res.json()) as { data?: { result: { metric: Record<string, string> }[] } };
+          return body.data?.result ?? [];
+        };
+        // A 0 scraped before the pressure: rate() measures the eviction from it.
+        await until(
+          "kubelet_evictions 0 in Prometheus",
+          async () =>
+            (await query('kubelet_evictions{job="evictd",eviction_signal="memory.available"} == 0')).length >
+              0 || undefined,
+          30_000,
+        );
+        refresh(w.server, 100 * MiB);
+        // kubernetes-mixin alerts/kubelet.libsonnet, KubeNodeEviction, on evictd's job.
+        const mixin =
+          'sum(rate(kubelet_evictions{job="evictd"}[15m])) by (cluster, eviction_signal, instance)' +
+          " * on (cluster, instance) group_left(node)" +
+          ' max by (cluster, instance, node) (kubelet_node_name{job="evictd"}) > 0';
+        const result = await until(
+          "the mixin's expression to return a series",
+          async () => {
+            const r = await query(mixin);
+            return r.length > 0 ? r : undefined;
+          },
+          30_000,
+        );
+        assert.deepEqual(
+          result.map((r) => [r.metric["node"], r.metric["eviction_signal"]]),
+          [[w.server.nodeName, "memory.available"]],
+        );
+      } finally {
+        await prometheus?.stop();
+        await w.stop();
+      }
+    },
+  );
 
   test("enforce mode: condition, event, then delete with the uid precondition; one pod per round, no critical pod, none twice; the recorded trace replays to the same decisions", async () => {
     const w = await startWatch("delete");

@@ -167,6 +167,14 @@ describe("evictd import prometheus: a week's shape in a minute, from a real Prom
     assert.match(figures["memory.available"] ?? "", /^exact: /);
     assert.match(figures["nodefs.available"] ?? "", /^approximate: /);
     assert.match(figures["pod ephemeral-storage"] ?? "", /^missing: /);
+    // The report says it too.
+    const report = join(work, "full.html");
+    const replayed = runEvictd(["replay", file, "-o", "jsonl", "--report", report]);
+    assert.equal(replayed.status, 0, replayed.stderr);
+    const html = readFileSync(report, "utf8");
+    assert.match(html, /<h3>Where the figures come from<\/h3>/);
+    assert.match(html, /<tr><td>pod ephemeral-storage<\/td><td class="figure-missing">missing<\/td>/);
+    assert.match(html, /<tr><td>memory\.available<\/td><td class="figure-exact">exact<\/td>/);
     assert.deepEqual(strays(), []);
   });
 

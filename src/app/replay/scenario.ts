@@ -45,6 +45,11 @@ export interface ScenarioHeader {
   /** `node.status.capacity.memory` in bytes, for oom_score_adj. */
   readonly nodeMemoryCapacity?: bigint;
   readonly pods: readonly Pod[];
+  /**
+   * An imported trace's `source.figures` (docs/replay-format.md): per signal or pod field, whether
+   * its figures are exact, approximate or missing, and from what. Informational: shown in reports.
+   */
+  readonly figureSources?: Readonly<Record<string, string>>;
 }
 
 export interface Scenario extends ScenarioHeader {

@@ -96,6 +96,8 @@ export interface ReportData {
     readonly layout: string;
   };
   readonly warnings: readonly string[];
+  /** An imported trace's figure sources (signal or field → "exact|approximate|missing: from ..."). */
+  readonly figureSources?: Readonly<Record<string, string>>;
 }
 
 /** Places of the ranking kept per eviction card. */
@@ -129,12 +131,16 @@ export class ReportCollector {
     readonly pressureTransitionPeriodMs: number;
   };
 
+  readonly #figureSources: Readonly<Record<string, string>> | undefined;
+
   constructor(
     source: string,
     config: { readonly maxPodGracePeriodSeconds: number; readonly pressureTransitionPeriodMs: number },
+    figureSources?: Readonly<Record<string, string>>,
   ) {
     this.#source = source;
     this.#config = config;
+    this.#figureSources = figureSources;
   }
 
   /** Takes in one replayed step. */
@@ -285,6 +291,7 @@ export class ReportCollector {
         layout: this.#plan?.layout ?? "single",
       },
       warnings,
+      ...(this.#figureSources !== undefined ? { figureSources: this.#figureSources } : {}),
     };
   }
 

@@ -287,7 +287,23 @@ function configSection(data: ReportData): string {
 ${rows}
 </tbody></table>
 <p>evictionMaxPodGracePeriod ${data.config.evictionMaxPodGracePeriod} s · evictionPressureTransitionPeriod ${duration(data.config.pressureTransitionPeriodMs)} · filesystems ${esc(data.config.layout)}</p>
-${data.warnings.length === 0 ? "<p>No warnings about the configuration or the scenario.</p>" : `<h3>Warnings</h3><ul class="warn">${data.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`}`;
+${data.warnings.length === 0 ? "<p>No warnings about the configuration or the scenario.</p>" : `<h3>Warnings</h3><ul class="warn">${data.warnings.map((w) => `<li>${esc(w)}</li>`).join("")}</ul>`}${figureSourcesHtml(data.figureSources)}`;
+}
+
+/** An imported trace's figures: which are exact, approximate or missing (never invented), and from what. */
+function figureSourcesHtml(figures: Readonly<Record<string, string>> | undefined): string {
+  if (figures === undefined) return "";
+  const rows = Object.entries(figures)
+    .map(([field, text]) => {
+      const colon = text.indexOf(": ");
+      const kind = colon < 0 ? text : text.slice(0, colon);
+      const from = colon < 0 ? "" : text.slice(colon + 2);
+      return `<tr><td>${esc(field)}</td><td class="figure-${esc(kind)}">${esc(kind)}</td><td>${esc(from)}</td></tr>`;
+    })
+    .join("");
+  return `<h3>Where the figures come from</h3>
+<p>This trace was imported: a missing figure is left out of the replay (that signal is never seen), an approximate one comes from another exporter than the kubelet's own.</p>
+<table><thead><tr><th>signal or field</th><th>figures</th><th>from</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function axes(

@@ -83,7 +83,11 @@ export async function replayCommand(
   const report =
     reporting === undefined || header === undefined
       ? undefined
-      : new reporting[0].ReportCollector(source === "-" ? "<stdin>" : basename(source), header.config);
+      : new reporting[0].ReportCollector(
+          source === "-" ? "<stdin>" : basename(source),
+          header.config,
+          header.figureSources,
+        );
   const replayer =
     header === undefined
       ? undefined

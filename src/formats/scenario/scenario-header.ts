@@ -161,7 +161,9 @@ export async function loadScenarioHeader(
 
   const pods = await loadPods(root["pods"], "pods", checks.files, issues);
   if (built === undefined || !built.ok) return undefined;
+  const figureSources = figureSourcesOf(root["source"]);
   return {
+    ...(figureSources !== undefined ? { figureSources } : {}),
     start,
     config: built.config,
     configSource: { document: configValue, flags },
@@ -170,6 +172,17 @@ export async function loadScenarioHeader(
     ...(nodeMemoryCapacity !== undefined ? { nodeMemoryCapacity } : {}),
     pods,
   };
+}
+
+/** `source.figures` of an imported trace: its string entries (anything else in it is not shown). */
+function figureSourcesOf(source: unknown): Record<string, string> | undefined {
+  if (typeof source !== "object" || source === null) return undefined;
+  const figures = (source as { figures?: unknown }).figures;
+  if (typeof figures !== "object" || figures === null) return undefined;
+  const out = Object.fromEntries(
+    Object.entries(figures).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** Pods inline (a list, a PodList, or one Pod) or in a referenced file. */
