@@ -281,13 +281,12 @@ export class DaemonMetrics {
     for (const [phase, n] of counts) this.pods.set({ phase }, n);
   }
 
-  /** One container OOM-killed by the kernel. */
-  recordOomKill(kill: {
-    readonly namespace: string;
-    readonly pod: string;
-    readonly container: string;
-  }): void {
-    this.oomKills.inc({ namespace: kill.namespace, pod: kill.pod, container: kill.container });
+  /** A container's processes OOM-killed by the kernel (`kills` of them). */
+  recordOomKill(
+    kill: { readonly namespace: string; readonly pod: string; readonly container: string },
+    kills = 1,
+  ): void {
+    this.oomKills.inc({ namespace: kill.namespace, pod: kill.pod, container: kill.container }, kills);
   }
 
   /** What a scrape reads from the daemon's state at that moment. */

@@ -41,7 +41,12 @@ export function containerId(): string {
 export interface KubeletPodSpec {
   readonly uid?: string;
   readonly qos: Qos;
-  readonly containers: readonly { readonly id?: string; readonly argv: readonly string[] }[];
+  readonly containers: readonly {
+    readonly id?: string;
+    readonly argv: readonly string[];
+    /** The container's memory limit, written as the kubelet's runtime writes it (memory.max / limit_in_bytes). */
+    readonly limitBytes?: number;
+  }[];
 }
 
 export interface RunningPod {
@@ -142,6 +147,11 @@ export class KubeletNode {
       const id = c.id ?? containerId();
       const leaf = this.driver === "systemd" ? `cri-containerd-${id}.scope` : id;
       const cdir = this.#make(path.join(podPath, leaf));
+      if (c.limitBytes !== undefined)
+        write(
+          path.join(cdir, this.api === "v1" ? "memory.limit_in_bytes" : "memory.max"),
+          String(c.limitBytes),
+        );
       const child = spawnInCgroups([...c.argv], { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }, "/", [
         path.join(cdir, "cgroup.procs"),
       ]);

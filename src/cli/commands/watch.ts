@@ -33,6 +33,16 @@ import { EXIT, InputError } from "../../errors.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 import { openKubeletCgroups } from "./open-kubelet-cgroups.js";
 import { planKubeletWakeSources } from "../../linux/kubelet-cgroups/kubelet-wake-sources.js";
+import { KubeletOomKillCounter } from "../../linux/kubelet-cgroups/kubelet-oom-kills.js";
+import {
+  OOM_KILL_EVENT_REASON,
+  oomKillReports,
+  type OomKillReport,
+  type OomKillSeen,
+} from "../../app/cluster/oom-kill-report.js";
+
+/** How often the kubelet's cgroups are looked at for kernel OOM kills (v2: one file when none happened). */
+const OOM_SCAN_MS = 1000;
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
@@ -80,6 +90,8 @@ export interface WatchOptions {
     readonly memory: NodeMemoryPort;
     readonly wake: WakePort;
     readonly capabilities: readonly string[];
+    /** Kernel OOM kills in the kubelet's cgroups since the last call (the first call learns the counts). */
+    readonly oomKills?: { scan(): OomKillSeen[] };
     /** Stops the wake sources and closes the files (the caller's, after runWatch). */
     close(): Promise<void>;
   };
@@ -150,6 +162,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   // From here on the background watch runs: every way out (a port already taken, a failed read)
   // goes through the finally that stops it, or the process would never exit.
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  let oomTimer: NodeJS.Timeout | undefined;
   let recorder: TraceRecorder | undefined;
   let traceFile: TraceFile | undefined;
   try {
@@ -272,6 +285,44 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       },
     });
 
+    // Kernel OOM kills, looked for every OOM_SCAN_MS: counted, logged, and (acting modes) an Event
+    // on the pod. A failed scan or write is logged and the next scan goes on.
+    const watchOomKills = (counter: { scan(): OomKillSeen[] }): NodeJS.Timeout => {
+      counter.scan();
+      const timer = setInterval(() => {
+        let reports: OomKillReport[];
+        try {
+          reports = oomKillReports(counter.scan(), podInfos());
+        } catch (error) {
+          log.warn({ err: String(error) }, "cannot read the kubelet cgroups' OOM kill counts");
+          return;
+        }
+        for (const r of reports) {
+          metrics.recordOomKill(
+            { namespace: r.pod.namespace, pod: r.pod.name, container: r.container },
+            r.kills,
+          );
+          log.warn(
+            { pod: `${r.pod.namespace}/${r.pod.name}`, container: r.container, kills: r.kills },
+            r.message,
+          );
+          if (o.mode === "shadow") continue;
+          void api
+            .createPodEvent(r.pod, { type: "Warning", reason: OOM_KILL_EVENT_REASON, message: r.message })
+            .then((outcome) => {
+              if (outcome.kind === "refused")
+                log.warn(
+                  { pod: `${r.pod.namespace}/${r.pod.name}`, status: outcome.status },
+                  `the OOMKilled event was refused: ${outcome.message}`,
+                );
+            })
+            .catch((error: unknown) => log.warn({ err: String(error) }, "cannot record the OOMKilled event"));
+        }
+      }, OOM_SCAN_MS);
+      timer.unref();
+      return timer;
+    };
+
     server = await startHttpServer({
       listen: o.listen,
       snapshot,
@@ -285,8 +336,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       `evictd watching node ${api.nodeName} (${o.mode}); ${server.url}/status`,
     );
     o.onReady?.({ url: server.url });
+    if (local?.oomKills !== undefined) oomTimer = watchOomKills(local.oomKills);
     await loop.run(o.signal);
   } finally {
+    if (oomTimer !== undefined) clearInterval(oomTimer);
     background.abort();
     o.signal.removeEventListener("abort", stopBackground);
     await watching.catch(() => undefined);
@@ -413,7 +466,11 @@ async function nodeLocalStats(
   return {
     memory,
     wake,
-    capabilities,
+    capabilities: [
+      ...capabilities,
+      `kernel OOM kills counted per container from the kubelet's cgroups every ${OOM_SCAN_MS / 1000} s (${tree.api === "v2" ? "memory.events" : "memory.oom_control"} oom_kill)`,
+    ],
+    oomKills: new KubeletOomKillCounter(tree),
     close: async () => {
       await wake.stop();
       memory.close();
