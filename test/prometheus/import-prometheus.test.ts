@@ -77,8 +77,8 @@ writeFileSync(originalFile, traceText + "\n");
 const configFile = join(work, "kubelet-config.json");
 writeFileSync(configFile, JSON.stringify(header["config"]));
 
-async function serve(openMetrics: string): Promise<string> {
-  const server = await startPrometheus({ openMetrics });
+async function serve(openMetrics: string, flags: readonly string[] = []): Promise<string> {
+  const server = await startPrometheus({ openMetrics, flags });
   servers.push(server);
   return server.url;
 }
@@ -303,6 +303,23 @@ describe("evictd import prometheus: a week's shape in a minute, from a real Prom
     assert.equal(decisions(file).length, STEPS - 16);
   });
 
+  test("a server whose sample limit a chunk exceeds: exit 3 naming the query and the server's message; smaller chunks pass", async () => {
+    // Prometheus' --query.max-samples (default 50,000,000) set low enough for an hour of this node.
+    const url = await serve(traceToOpenMetrics(traceText, {}), ["--query.max-samples=2000"]);
+    const refused = importFrom(url);
+    assert.equal(refused.r.status, 3, refused.r.stderr);
+    assert.match(
+      refused.r.stderr,
+      /container_memory_working_set_bytes\{node=.*query processing would load too many samples into memory/,
+    );
+    assert.match(refused.r.stderr, /--chunk/);
+    assert.equal(existsSync(refused.file), false);
+    assert.deepEqual(strays(), []);
+    const { r, file } = importFrom(url, ["--chunk", "1m"]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(decisions(file), original);
+  });
+
   test("an unreachable Prometheus: exit 3 with one line naming the URL, no file", async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, "127.0.0.1", () => {
@@ -372,12 +389,14 @@ describe("evictd import prometheus: a week's shape in a minute, from a real Prom
       "0s",
       "--priority-class",
       "batch",
+      "--node-label",
+      'node"} or up{x="',
       "-o",
       "/nonexistent/x.jsonl",
     ]);
     assertNoCrash(r);
     assert.equal(r.status, 2);
-    for (const option of ["--from", "--step", "--priority-class", "--output"])
+    for (const option of ["--from", "--step", "--priority-class", "--node-label", "--output"])
       assert.match(r.stderr, new RegExp(option));
   });
 });

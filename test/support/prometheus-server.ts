@@ -37,6 +37,8 @@ export interface PrometheusOptions {
   readonly ruleFiles?: readonly string[];
   /** Global scrape and evaluation interval (default 1s, so that tests need not wait long). */
   readonly scrapeInterval?: string;
+  /** More command-line flags (e.g. `--query.max-samples=2000`, to meet a server's query limits). */
+  readonly flags?: readonly string[];
 }
 
 export interface PrometheusServer {
@@ -111,6 +113,7 @@ export async function startPrometheus(o: PrometheusOptions = {}): Promise<Promet
         "--storage.tsdb.retention.time=100y",
         `--web.listen-address=127.0.0.1:${port}`,
         "--web.enable-lifecycle",
+        ...(o.flags ?? []),
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -104,6 +104,18 @@ export async function importPrometheusCommand(opts: ImportPrometheusCliOptions):
     opts.lookback !== undefined ? durationOption("--lookback", opts.lookback, issues, 1000) : undefined;
   if (opts.node.trim() === "") issues.push(issue("--node", "expected a node name"));
   const priorityClasses = priorityClassOption(opts.priorityClass, issues);
+  // Label names go into the selectors as they are: only Prometheus' label name syntax is taken.
+  for (const [name, value] of [
+    ["--node-label", opts.nodeLabel],
+    ["--node-exporter-label", opts.nodeExporterLabel],
+  ] as const)
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(value))
+      issues.push(
+        issue(
+          name,
+          `expected a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*), got ${JSON.stringify(value)}`,
+        ),
+      );
   if (opts.output.trim() === "") issues.push(issue("--output", "expected a file name"));
   else outputPathIssue("--output", opts.output, issues);
   for (const [name, file] of [
