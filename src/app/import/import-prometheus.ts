@@ -181,7 +181,8 @@ export async function importPrometheus(o: ImportOptions): Promise<ImportResult> 
     const lastStep = Math.floor((chunkEnd - o.fromMs) / o.stepMs);
     if (lastStep < firstStep) continue;
     const windowEnd = o.fromMs + lastStep * o.stepMs;
-    const windowMs = windowEnd - (o.fromMs + firstStep * o.stepMs) + lookbackMs;
+    // The API's window is open at its start: 1 ms more takes in a sample exactly a lookback old.
+    const windowMs = windowEnd - (o.fromMs + firstStep * o.stepMs) + lookbackMs + 1;
     builder.clearSeries();
     for (const [kind, selector] of families)
       builder.add(kind, await o.prometheus.samples(selector, windowEnd, windowMs, o.signal));
