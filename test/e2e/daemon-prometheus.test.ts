@@ -42,7 +42,7 @@ async function query(server: PrometheusServer, expr: string): Promise<Sample[]> 
 /** The metric names docs/monitoring.md's table lists. */
 function documentedMetrics(): string[] {
   const doc = readFileSync(join(REPO_ROOT, "docs", "monitoring.md"), "utf8");
-  return [...doc.matchAll(/^\| `([a-z_:]+)` \| (counter|gauge|histogram) \|/gm)].map(
+  return [...doc.matchAll(/^\|\s*`([a-z_:]+)`\s*\|\s*(counter|gauge|histogram)\s*\|/gm)].map(
     (m) => `${m[1]} ${m[2]}`,
   );
 }
