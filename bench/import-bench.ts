@@ -122,6 +122,11 @@ interface SizeResult {
   readonly openMetrics: { readonly samples: number; readonly mib: number };
   readonly backfillSeconds: number;
   readonly import: { readonly wallSeconds: number; readonly cpuSeconds: number; readonly maxRssMiB: number };
+  readonly importChunk10m: {
+    readonly wallSeconds: number;
+    readonly cpuSeconds: number;
+    readonly maxRssMiB: number;
+  };
   readonly perChunkQuery: readonly PerQuery[];
   readonly largestQuery: PerQuery;
   readonly chunkSamples: number;
@@ -185,6 +190,27 @@ async function measureSize(pods: number): Promise<SizeResult> {
         output,
       ]);
       if (run.exitCode !== 0) throw new Error(`import exited ${run.exitCode}:\n${run.stderr}`);
+      // The same with 10-minute chunks: a chunk's series and samples are what the import holds.
+      const small = await measure([
+        "import",
+        "prometheus",
+        "--url",
+        server.url,
+        "--node",
+        node,
+        "--from",
+        new Date(start).toISOString(),
+        "--to",
+        new Date(end).toISOString(),
+        "--config",
+        configFile,
+        "--chunk",
+        "10m",
+        "-o",
+        output,
+      ]);
+      if (small.exitCode !== 0)
+        throw new Error(`import --chunk 10m exited ${small.exitCode}:\n${small.stderr}`);
 
       // One chunk's queries, as the import makes them (the default 1 h chunk, 20 s lookback).
       const o = {
@@ -252,6 +278,11 @@ async function measureSize(pods: number): Promise<SizeResult> {
         openMetrics: { samples: omSamples, mib: omMiB },
         backfillSeconds,
         import: { wallSeconds: run.wallSeconds, cpuSeconds: run.cpuSeconds, maxRssMiB: run.maxRssMiB },
+        importChunk10m: {
+          wallSeconds: small.wallSeconds,
+          cpuSeconds: small.cpuSeconds,
+          maxRssMiB: small.maxRssMiB,
+        },
         perChunkQuery: perQuery,
         largestQuery: largest,
         chunkSamples,
@@ -278,6 +309,7 @@ console.log(
       "wall s",
       "CPU s",
       "peak RSS MiB",
+      "RSS, 10m chunks",
       "s per chunk",
       "a week, min",
       "largest query (samples)",
@@ -290,6 +322,7 @@ console.log(
       num(r.import.wallSeconds, 1),
       num(r.import.cpuSeconds, 1),
       num(r.import.maxRssMiB),
+      num(r.importChunk10m.maxRssMiB),
       num(r.import.wallSeconds / args.hours, 2),
       num(r.weekProjectionMinutes, 1),
       `${r.largestQuery.query} ${num(r.largestQuery.samples)}`,
