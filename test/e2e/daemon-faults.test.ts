@@ -406,8 +406,22 @@ describe("evictd run: manifests deleted or edited while the daemon is down", { s
       assert.equal(processAlive(before.kept), true);
       assert.notEqual(pidOf(second, "edited"), before.edited, "the edited pod runs a new process");
       assert.equal(processAlive(before.edited), false, "its old process is gone");
-      const cmdline = readFileSync(`/proc/${pidOf(second, "edited")}/cmdline`, "utf8");
-      assert.ok(cmdline.includes("601"), `the new spec runs: ${cmdline}`);
+      // The pid is logged as the process starts, before its shim stages exec the command (under
+      // emulation its cmdline can still be empty then): wait for the command to be in place.
+      const editedPid = pidOf(second, "edited");
+      const cmdline = (): string => {
+        try {
+          return readFileSync(`/proc/${editedPid}/cmdline`, "utf8");
+        } catch {
+          return "";
+        }
+      };
+      await waitUntil(
+        "the edited pod's new command",
+        () => (cmdline().includes("601") ? true : undefined),
+        5000,
+        () => `: ${JSON.stringify(cmdline())}`,
+      );
       await second.stop();
     },
   );
