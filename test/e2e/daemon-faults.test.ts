@@ -563,8 +563,16 @@ describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
       (s) => (podStatus(s, "default/idle")?.phase === "Running" ? s : undefined),
       15_000,
     );
-    const healthy = await fetch(`${daemon.url}/healthz`);
-    assert.deepEqual([healthy.status, await healthy.text()], [200, "ok"]);
+    // Healthy first; on a loaded machine one slow step may fail it for a moment, so it is waited for.
+    await waitUntil(
+      "/healthz to answer ok",
+      async () => {
+        const r = await fetch(`${daemon.url}/healthz`);
+        return r.status === 200 && (await r.text()) === "ok" ? true : undefined;
+      },
+      20_000,
+      () => daemon.tail(),
+    );
     // What another daemon's teardown did to this one: its processes killed, its cgroups removed.
     for (const dir of node.cgroupDirs()) {
       const subtree = (d: string): string[] => [
@@ -590,11 +598,11 @@ describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
         await sleep(50);
       }
       for (const d of subtree(dir).reverse()) {
-        for (let i = 0; i < 40 && existsSync(d); i++) {
+        for (let i = 0; i < 400 && existsSync(d); i++) {
           try {
             rmdirSync(d);
           } catch {
-            await sleep(50); // a killed process is still leaving it
+            await sleep(50); // a killed process is still leaving it (slow on a loaded machine)
           }
         }
       }
@@ -603,11 +611,13 @@ describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
     const verdict = await waitUntil(
       "/healthz to fail",
       async () => {
+        // Only the verdict this test causes counts: a slow step under load can fail /healthz for
+        // a moment with "no sync for", which is true then and not what is asserted here.
         const r = await fetch(`${daemon.url}/healthz`);
         const body = await r.text();
-        return r.status === 500 ? body : undefined;
+        return r.status === 500 && body.includes("stats reads have failed") ? body : undefined;
       },
-      20_000,
+      45_000,
       () => daemon.tail(),
     );
     assert.match(verdict, /^syncloop failed: the eviction loop's stats reads have failed for \d+\.\d s: /);
