@@ -4,12 +4,12 @@
  * pod) and nothing it would have to guess. What the series do not carry stays out, so the engine
  * applies the API's defaults (a 30 s termination grace period); docs/prometheus-import.md lists it.
  */
+import { BUILTIN_PRIORITY_CLASSES } from "../../core/pod/critical.js";
 
-/** Built-in PriorityClasses (kube-apiserver creates them in every cluster). */
-export const BUILT_IN_PRIORITY_CLASSES: ReadonlyMap<string, number> = new Map([
-  ["system-node-critical", 2_000_001_000],
-  ["system-cluster-critical", 2_000_000_000],
-]);
+/** Built-in PriorityClasses (kube-apiserver creates them in every cluster): the engine's table. */
+export const BUILT_IN_PRIORITY_CLASSES: ReadonlyMap<string, number> = new Map(
+  Object.entries(BUILTIN_PRIORITY_CLASSES),
+);
 
 export interface PodMetrics {
   readonly namespace: string;

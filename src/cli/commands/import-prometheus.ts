@@ -9,6 +9,7 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { importPrometheus } from "../../app/import/import-prometheus.js";
 import type { Issue } from "../../core/issues.js";
+import { BUILTIN_PRIORITY_CLASSES } from "../../core/pod/critical.js";
 import { parseRfc3339 } from "../../core/time/rfc3339.js";
 import { durationToMs, parseGoDuration } from "../../core/time/duration.js";
 import { EXIT, InputError } from "../../errors.js";
@@ -73,12 +74,15 @@ function timeOption(name: string, value: string, now: number, issues: Issue[]): 
   return now;
 }
 
+/** No PriorityClass is above the highest built-in one, system-node-critical. */
+const HIGHEST_PRIORITY = Math.max(...Object.values(BUILTIN_PRIORITY_CLASSES));
+
 function priorityClassOption(values: readonly string[], issues: Issue[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const v of values) {
     const m = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)=(-?\d+)$/.exec(v);
     const value = m === null ? NaN : Number(m[3]);
-    if (m === null || !Number.isSafeInteger(value) || value > 2_000_001_000 || value < -2_147_483_648)
+    if (m === null || !Number.isSafeInteger(value) || value > HIGHEST_PRIORITY || value < -2_147_483_648)
       issues.push(
         issue(
           "--priority-class",
