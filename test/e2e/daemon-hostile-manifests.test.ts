@@ -101,8 +101,8 @@ function pollHealth(url: string): { stop: () => Promise<HealthPolls> } {
         let outcome;
         try {
           const r = await fetch(workerData.url + "/healthz", { signal: AbortSignal.timeout(30000) });
-          await r.text();
-          outcome = r.status === 200 ? "ok" : "status " + r.status;
+          const body = await r.text();
+          outcome = r.status === 200 ? "ok" : "status " + r.status + " (" + body.slice(0, 300) + ")";
         } catch (e) {
           outcome = String(e);
         }
@@ -317,11 +317,8 @@ describe("evictd run: hostile manifests", { skip: E2E_SKIP }, () => {
         `/healthz: ${polls.count} polls, ${polls.fast} within ${HEALTHZ_FAST_MS} ms, the slowest ${Math.round(polls.slowest)} ms`,
       );
       assert.ok(polls.count > 20, `${polls.count} polls`);
-      assert.deepEqual(
-        polls.notes.filter((n) => !n.what.startsWith("ok ")),
-        [],
-        "every poll answered 200",
-      );
+      const refused = polls.notes.filter((n) => !n.what.startsWith("ok "));
+      assert.deepEqual(refused, [], `every poll answered 200:\n${around()}`);
       assert.ok(
         polls.slowest <= HEALTHZ_WORST_MS,
         `/healthz answered in ${Math.round(polls.slowest)} ms at worst (at most ${HEALTHZ_WORST_MS}):\n${around()}`,
