@@ -32,6 +32,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  isDryRun,
   startFakeApiServer,
   type FakeApiServer,
   type RecordedRequest,
@@ -147,7 +148,8 @@ async function startBench(mode: StatsMode, pods: number, driver: KubeletDriver):
   const server = await startFakeApiServer(clusterDataOptions(dir, NODE_NAME));
   const evictions: RecordedRequest[] = [];
   server.onRequest = (r) => {
-    if (r.method === "POST" && r.path.endsWith("/eviction")) evictions.push(r);
+    // The real eviction: the preflight's dry run (on by default with --use-eviction-api) comes first.
+    if (r.method === "POST" && r.path.endsWith("/eviction") && !isDryRun(r)) evictions.push(r);
     if (mode === "summary" && r.path.endsWith("/stats/summary")) freshSummary(server, node);
   };
   const kubeconfig = await server.writeKubeconfig(path.join(dir, "kubeconfig"));

@@ -143,11 +143,15 @@ export {
 export type {
   /** A container's stats in a pod's summary. */
   ContainerStats,
+  /** CPU stats as decoded: the pressure (PSI) only. */
+  CpuStats,
   /** A point in time in epoch milliseconds (fractions carry microseconds). */
   EpochMs,
   /** A filesystem's stats: bytes and inodes, available, capacity, used. */
   FsStats,
-  /** Memory stats: available, working set, usage. */
+  /** IO stats: the pressure (PSI) and its time. */
+  IoStats,
+  /** Memory stats: available, working set, usage, pressure. */
   MemoryStats,
   /** The node's part of a summary: memory, filesystems, runtime filesystems, process limits. */
   NodeStats,
@@ -157,8 +161,14 @@ export type {
   PodReference,
   /** A pod's stats in a summary: memory, containers, volumes, ephemeral storage, processes. */
   PodStats,
+  /** One line of a pressure file: the cumulative stall (kernel microseconds) and its averages (%). */
+  PsiData,
+  /** Pressure stall information of one resource: `some` and `full`. No decision reads it. */
+  PsiStats,
   /** The node's process limits: maximum PIDs and processes running. */
   RlimitStats,
+  /** Swap stats: available and used bytes. */
+  SwapStats,
   /** A system container's stats (`pods`, the node allocatable cgroup, among others). */
   SystemContainerStats,
   /** A volume's stats in a pod's summary. */
@@ -185,8 +195,12 @@ export type {
   Container,
   /** A decoded v1 Pod: what the eviction manager reads of it. */
   Pod,
+  /** Where a pod's in-place resize stands, as its status reports it. */
+  PodResize,
   /** `Guaranteed`, `Burstable` or `BestEffort`. */
   QosClass,
+  /** `Proposed`, `Pending`, `Deferred`, `Infeasible` or `InProgress`. */
+  ResizeState,
   /** Resource name → quantity. */
   ResourceList,
   /** Requests and limits. */

@@ -87,6 +87,21 @@ export interface GcReport {
   readonly note?: string;
 }
 
+/**
+ * How urgent an eviction is: `hard` for a hard threshold (or a pod over its own local-storage
+ * limit), which the kubelet acts on at once with a 1 s grace period; `soft` for a soft threshold
+ * whose grace period has passed, which gives the pod its own grace and may take a gentler way.
+ */
+export type EvictionUrgency = "hard" | "soft";
+
+/**
+ * What asking before an eviction said: it may go ahead, or it would be refused (a
+ * PodDisruptionBudget allows no disruption of the pod now), with why, so that the next pod in the
+ * ranking can be considered instead.
+ */
+export type EvictionPreflight =
+  { readonly verdict: "allowed" } | { readonly verdict: "refused"; readonly reason: string };
+
 export interface PodsPort {
   /** Admitted pods that are not terminated and not being evicted, in a stable order. */
   activePods(): readonly Pod[];
@@ -94,13 +109,20 @@ export interface PodsPort {
    * SIGTERM now, SIGKILL after the grace period; the status is written and the pod never restarted.
    * `annotations` are the engine's facts about the eviction (offending containers, their usage, the
    * starved resource) that the kubelet attaches to its Evicted event; ports without events ignore them.
+   * `urgency` (default `hard`) lets a port take a gentler way for a soft threshold.
    */
   kill(
     pod: Pod,
     gracePeriodSeconds: number,
     status: FailedPodStatus,
     annotations?: Readonly<Record<string, string>>,
+    urgency?: EvictionUrgency,
   ): Promise<KillResult>;
+  /**
+   * Asks, without evicting, whether evicting `pod` now would be refused; `status` says why it would
+   * go. Absent: no eviction is ever refused (the kubelet's own, which consults no budget).
+   */
+  preflight?(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<EvictionPreflight>;
   /**
    * Replaces the status a pod being killed will be left with (its eviction message written again
    * from fresher figures); does nothing for a pod not being killed. Absent: statuses are final.

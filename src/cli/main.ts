@@ -280,7 +280,7 @@ function program(): Command {
     .option("--interval <duration>", "time between samples (Go duration)", "10s")
     .option(
       "--full-summaries",
-      "keep every Summary whole (default: only what the engine reads; name the file .br or .gz to compress)",
+      "keep every Summary whole (default: what the engine reads, with pressure and swap figures; name the file .br or .gz to compress)",
       false,
     )
     .action(
@@ -316,6 +316,16 @@ function program(): Command {
       "with --enforce: evict through the Eviction API (honours PodDisruptionBudgets)",
       false,
     )
+    .option(
+      "--eviction-preflight",
+      "with --enforce: send each eviction as a dry run first; a pod its PodDisruptionBudget protects is skipped for the next one (default with --use-eviction-api)",
+    )
+    .option("--no-eviction-preflight", "with --enforce --use-eviction-api: no dry run before evictions")
+    .option(
+      "--eviction-request",
+      "with --enforce --use-eviction-api: soft-threshold evictions as EvictionRequests (lifecycle.k8s.io/v1alpha1, Kubernetes 1.37 alpha), pods/eviction where not served",
+      false,
+    )
     .option("--interval <duration>", "loop period (the kubelet's housekeeping interval is 10s)", "10s")
     .option("--listen <host:port>", "HTTP: /healthz /metrics /status /stats/summary", "127.0.0.1:9090")
     .option("--decision-log <file>", "write every decision as JSON lines (the replay step records)")
@@ -325,7 +335,7 @@ function program(): Command {
     )
     .option(
       "--full-summaries",
-      "with --record: keep every Summary whole, not only what the engine reads",
+      "with --record: keep every Summary whole, not only what the engine reads and pressure and swap figures",
       false,
     )
     .action(async (opts: WatchCliOptions) => {

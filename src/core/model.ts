@@ -31,13 +31,51 @@ export type EpochMs = number;
 
 // ---------------------------------------------------------------------------------------------
 // Summary API (stats/v1alpha1), decoded. Counters are bigint (uint64 upstream). A missing field is
-// `undefined` ("not reported"). `time` undefined means Go's zero time.
+// `undefined` ("not reported"). `time` undefined means Go's zero time. The cpu, io and swap blocks
+// and every `psi` are decoded for people (reports) only: the eviction manager reads none of them.
 
 export interface MemoryStats {
   readonly time?: EpochMs;
   readonly availableBytes?: bigint;
   readonly workingSetBytes?: bigint;
   readonly usageBytes?: bigint;
+  /** Memory pressure (KubeletPSI): data only, the eviction manager never reads it. */
+  readonly psi?: PsiStats;
+}
+
+/**
+ * One line of a cgroup's pressure file (`some` or `full`). `total` is the cumulative stall time as
+ * the kernel counts it, in microseconds (the API documents nanoseconds, but the kubelet copies the
+ * kernel's figure unchanged); the averages are percentages of wall time, 0 to 100.
+ */
+export interface PsiData {
+  readonly total?: bigint;
+  readonly avg10?: number;
+  readonly avg60?: number;
+  readonly avg300?: number;
+}
+
+/** Pressure stall information of one resource: some tasks stalled, or all of them (`full`). */
+export interface PsiStats {
+  readonly some?: PsiData;
+  readonly full?: PsiData;
+}
+
+/** CPU stats as far as evictd decodes them: the pressure only (nothing reads CPU usage). */
+export interface CpuStats {
+  readonly psi?: PsiStats;
+}
+
+/** IO stats: the block holds nothing but the pressure and its time. */
+export interface IoStats {
+  readonly time?: EpochMs;
+  readonly psi?: PsiStats;
+}
+
+export interface SwapStats {
+  readonly time?: EpochMs;
+  readonly swapAvailableBytes?: bigint;
+  readonly swapUsageBytes?: bigint;
 }
 
 export interface FsStats {
@@ -59,6 +97,9 @@ export interface RlimitStats {
 export interface SystemContainerStats {
   readonly name: string;
   readonly memory?: MemoryStats;
+  readonly cpu?: CpuStats;
+  readonly io?: IoStats;
+  readonly swap?: SwapStats;
 }
 
 export interface NodeStats {
@@ -68,6 +109,9 @@ export interface NodeStats {
   readonly fs?: FsStats;
   readonly runtime?: { readonly imageFs?: FsStats; readonly containerFs?: FsStats };
   readonly rlimit?: RlimitStats;
+  readonly cpu?: CpuStats;
+  readonly io?: IoStats;
+  readonly swap?: SwapStats;
 }
 
 export interface ContainerStats {
@@ -75,6 +119,9 @@ export interface ContainerStats {
   readonly memory?: MemoryStats;
   readonly rootfs?: FsStats;
   readonly logs?: FsStats;
+  readonly cpu?: CpuStats;
+  readonly io?: IoStats;
+  readonly swap?: SwapStats;
 }
 
 export interface VolumeStats {
@@ -97,6 +144,9 @@ export interface PodStats {
   readonly volumes: readonly VolumeStats[];
   readonly ephemeralStorage?: FsStats;
   readonly processCount?: bigint;
+  readonly cpu?: CpuStats | undefined;
+  readonly io?: IoStats | undefined;
+  readonly swap?: SwapStats | undefined;
 }
 
 export interface NodeSummary {
@@ -128,7 +178,18 @@ export interface ResourceRequirements {
 
 export interface Container {
   readonly name: string;
+  /**
+   * What the kubelet runs the container with: requests are the allocated ones when the Pod object
+   * reports an allocation (`status.containerStatuses[].allocatedResources`, in-place resize),
+   * else the spec's (API defaults applied); limits are always the spec's (the API shows no
+   * allocated limits). Everything that ranks, messages or admits reads these.
+   */
   readonly resources: ResourceRequirements;
+  /**
+   * The spec's requests, kept only when they differ from the allocated `resources.requests` (a
+   * resize not yet allocated: pending, deferred or infeasible).
+   */
+  readonly desiredRequests?: ResourceList;
   /** Only init containers carry one; `Always` marks a sidecar (restartable init container). */
   readonly restartPolicy?: string;
   readonly command?: readonly string[];
@@ -166,6 +227,20 @@ export interface Toleration {
 
 export type QosClass = "Guaranteed" | "Burstable" | "BestEffort";
 
+/**
+ * An in-place resize's state, in the vocabulary of the deprecated `status.resize` field:
+ * `Deferred` and `Infeasible` are the `PodResizePending` condition's reasons (`Pending` when it
+ * gives another or none), `InProgress` the `PodResizeInProgress` condition, `Proposed` only ever
+ * read from `status.resize` (clusters before 1.33).
+ */
+export type ResizeState = "Proposed" | "Pending" | "Deferred" | "Infeasible" | "InProgress";
+
+export interface PodResize {
+  readonly state: ResizeState;
+  /** The condition's message (why it is deferred or infeasible, or the error of one in progress). */
+  readonly message?: string;
+}
+
 export interface Pod {
   readonly uid: string;
   readonly name: string;
@@ -184,8 +259,15 @@ export interface Pod {
   readonly terminationGracePeriodSeconds: number;
   readonly containers: readonly Container[];
   readonly initContainers: readonly Container[];
-  /** Pod-level resources (`spec.resources`, PodLevelResources). */
+  /**
+   * Pod-level resources (`spec.resources`, PodLevelResources); its requests are the allocated ones
+   * (`status.allocatedResources`) when the Pod object reports them, as for containers.
+   */
   readonly podResources?: ResourceRequirements;
+  /** The spec's pod-level requests, kept only when they differ from the allocated ones. */
+  readonly desiredPodRequests?: ResourceList;
+  /** Where an in-place resize stands, when the Pod's status says (conditions or `status.resize`). */
+  readonly resize?: PodResize;
   readonly overhead?: ResourceList;
   readonly volumes: readonly Volume[];
   readonly tolerations: readonly Toleration[];

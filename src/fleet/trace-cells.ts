@@ -75,7 +75,13 @@ export async function runTraceTask(task: TraceTask, onStep?: (count: number) => 
           const v = variants[variant];
           if (v === undefined || !("thresholds" in v.config)) return [];
           const source = `${basename(task.trace)} under ${v.name}${task.whatIf ? " (what-if)" : ""}`;
-          return [[variant, new reporting[0].ReportCollector(source, v.config)] as const];
+          const collector = new reporting[0].ReportCollector(
+            source,
+            v.config,
+            header.figureSources,
+            header.environment,
+          );
+          return [[variant, collector] as const];
         }),
   );
   const cells = await replayUnderVariants(

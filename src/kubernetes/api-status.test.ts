@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   disruptionBudgetCauses,
+  isMultipleBudgetsRefusal,
   isUidMismatch,
   parseApiStatus,
   responseMessage,
@@ -158,4 +159,20 @@ test("disruptionBudgetCauses keeps only DisruptionBudget causes", () => {
     "The disruption budget web needs 2 healthy pods and has 2 currently",
   ]);
   assert.deepEqual(disruptionBudgetCauses(undefined), []);
+});
+
+test("isMultipleBudgetsRefusal: the eviction subresource's 500 for a pod two budgets select, and nothing else", () => {
+  const twoBudgets = parseApiStatus(
+    status({
+      message:
+        "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+      code: 500,
+    }),
+  );
+  assert.equal(isMultipleBudgetsRefusal(twoBudgets), true);
+  assert.equal(
+    isMultipleBudgetsRefusal(parseApiStatus(status({ message: "Internal error occurred: etcd", code: 500 }))),
+    false,
+  );
+  assert.equal(isMultipleBudgetsRefusal(undefined), false);
 });

@@ -87,6 +87,16 @@ export function disruptionBudgetCauses(status: ApiStatus | undefined): readonly 
     .map((c) => c.message ?? "");
 }
 
+/**
+ * Whether an Eviction was refused because more than one PodDisruptionBudget selects the pod: the
+ * eviction subresource answers with a Failure Status of code 500 (`EvictionREST.Create` in
+ * pkg/registry/core/pod/storage/eviction.go), which no retry can change. Only the message tells
+ * it apart from a server error.
+ */
+export function isMultipleBudgetsRefusal(status: ApiStatus | undefined): boolean {
+  return status !== undefined && /more than one PodDisruptionBudget/i.test(status.message);
+}
+
 function toCause(c: Record<string, unknown>): ApiStatusCause {
   return {
     type: typeof c.reason === "string" ? c.reason : undefined,

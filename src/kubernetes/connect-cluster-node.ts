@@ -8,6 +8,8 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import type {
   ClusterNodePort,
+  EvictionPreflightOutcome,
+  EvictionRequestOutcome,
   PodEvent,
   PodRef,
   PodStatusPatch,
@@ -16,9 +18,16 @@ import type {
 import { AdapterError } from "../errors.js";
 import { parseJsonExact } from "../formats/json/parse-json-exact.js";
 import type { ApiOperation } from "./api-operation.js";
+import { disruptionBudgetCauses, isMultipleBudgetsRefusal, parseApiStatus } from "./api-status.js";
+import {
+  EVICTION_REQUEST_GROUP,
+  evictionRequestBody,
+  evictionRequestName,
+  evictionRequestsPath,
+} from "./eviction-request.js";
 import { endpointUrl } from "./http-exchange.js";
 import { KubeApiError } from "./kube-api-error.js";
-import { KubeClient, type RetryNotice } from "./kube-client.js";
+import { KubeClient, type OutcomeOverride, type RetryNotice } from "./kube-client.js";
 import { apiServerEndpoint, kubeletEndpoint, type KubeEndpoint } from "./kube-endpoint.js";
 import { loadKubeConfig, type KubeConfigSelection } from "./load-kube-config.js";
 import { kubeletAddress } from "./node-address.js";
@@ -254,6 +263,87 @@ class ClusterNode implements ClusterNodePort {
         body: evictionBody(pod, gracePeriodSeconds),
         contentType: JSON_TYPE,
       },
+      // A budget that allows no disruption now is the client's common 429 (retried a few times);
+      // a pod that two budgets select is refused for good, and no 2xx may hide that.
+      (response, status) => {
+        const said = status ?? parseApiStatus(response.body);
+        return isMultipleBudgetsRefusal(said)
+          ? {
+              kind: "refused",
+              status: 500,
+              message: `blocked by PodDisruptionBudgets: ${said?.message ?? ""}`,
+            }
+          : undefined;
+      },
+    );
+  }
+
+  async preflightEviction(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionPreflightOutcome> {
+    let blocked: string | undefined;
+    const outcome = await this.#client.write(
+      this.#api,
+      // A dry run is authorized as the request itself: `create pods/eviction`.
+      { verb: "create", resource: "pods", subresource: "eviction", namespace: pod.namespace },
+      {
+        method: "POST",
+        path: `${podPath(pod)}/eviction`,
+        body: evictionBody(pod, gracePeriodSeconds, true),
+        contentType: JSON_TYPE,
+        disruptionBudgetAttempts: 1,
+      },
+      (response, status) => {
+        blocked = budgetRefusal(response, status);
+        return blocked === undefined
+          ? undefined
+          : { kind: "refused", status: response.status, message: blocked };
+      },
+    );
+    if (blocked !== undefined) return { kind: "blocked", message: blocked };
+    if (outcome.kind === "refused")
+      return { kind: "unknown", status: outcome.status, message: outcome.message };
+    return outcome.kind === "done" ? { kind: "allowed" } : { kind: "gone" };
+  }
+
+  async createEvictionRequest(pod: PodRef): Promise<EvictionRequestOutcome> {
+    const path = evictionRequestsPath(pod.namespace);
+    let notServed: string | undefined;
+    const outcome = await this.#client.write(
+      this.#api,
+      {
+        verb: "create",
+        group: EVICTION_REQUEST_GROUP,
+        resource: "evictionrequests",
+        namespace: pod.namespace,
+      },
+      { method: "POST", path, body: evictionRequestBody(pod), contentType: JSON_TYPE },
+      (response, status) => {
+        // The pod's namespace exists, so a 404 on its collection is the resource not being served.
+        if (response.status === 404) {
+          notServed = `404 from POST ${path}: ${status?.message ?? "not found"}`;
+          return { kind: "gone" };
+        }
+        // Ours: the name is the pod's uid, and an earlier attempt was stored though its answer was lost.
+        return response.status === 409 && status?.reason === "AlreadyExists" ? { kind: "done" } : undefined;
+      },
+    );
+    return notServed === undefined ? outcome : { kind: "not-served", message: notServed };
+  }
+
+  deleteEvictionRequest(pod: PodRef): Promise<WriteOutcome> {
+    return this.#client.write(
+      this.#api,
+      {
+        verb: "delete",
+        group: EVICTION_REQUEST_GROUP,
+        resource: "evictionrequests",
+        namespace: pod.namespace,
+      },
+      {
+        method: "DELETE",
+        path: evictionRequestsPath(pod.namespace, evictionRequestName(pod)),
+        body: { kind: "DeleteOptions", apiVersion: "v1" },
+        contentType: JSON_TYPE,
+      },
     );
   }
 
@@ -293,6 +383,20 @@ class ClusterNode implements ClusterNodePort {
     });
   }
 }
+
+/**
+ * The words of an Eviction that PodDisruptionBudgets refuse, or undefined: 429 with
+ * `DisruptionBudget` causes (the budget allows no disruption now, or is still being processed), or
+ * the refusal of a pod that more than one budget selects (a Failure Status of code 500; read from a
+ * successful answer too, should a server send that Status with the 201 of its create handler).
+ */
+const budgetRefusal: (...args: Parameters<OutcomeOverride>) => string | undefined = (response, status) => {
+  const causes = disruptionBudgetCauses(status);
+  if (response.status === 429 && causes.length > 0)
+    return [status?.message ?? "", ...causes].join(" ").trim();
+  const said = status ?? parseApiStatus(response.body);
+  return isMultipleBudgetsRefusal(said) ? (said?.message ?? "") : undefined;
+};
 
 async function readCa(file: string | undefined): Promise<Buffer | undefined> {
   if (file === undefined) return undefined;

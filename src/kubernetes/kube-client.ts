@@ -10,6 +10,7 @@ import { AdapterError } from "../errors.js";
 import { describePermission, type ApiOperation } from "./api-operation.js";
 import {
   disruptionBudgetCauses,
+  isMultipleBudgetsRefusal,
   isUidMismatch,
   parseApiStatus,
   responseMessage,
@@ -67,6 +68,11 @@ export interface WriteRequest {
   readonly path: string;
   readonly body: unknown;
   readonly contentType: string;
+  /**
+   * Attempts when a PodDisruptionBudget refuses it, instead of the policy's: 1 for a dry run, whose
+   * refusal is the answer it was sent for rather than a failure to wait out.
+   */
+  readonly disruptionBudgetAttempts?: number;
 }
 
 /**
@@ -151,7 +157,13 @@ export class KubeClient {
     );
     let result: { last: Attempt; attempts: number };
     try {
-      result = await this.#withRetries(endpoint, request, undefined);
+      result = await this.#withRetries(
+        endpoint,
+        request,
+        undefined,
+        undefined,
+        write.disruptionBudgetAttempts,
+      );
     } catch (error) {
       // No credentials to send (an exec plugin failed, a token file vanished): nothing was written.
       if (error instanceof AdapterError)
@@ -221,6 +233,7 @@ export class KubeClient {
     request: ExchangeRequest,
     signal: AbortSignal | undefined,
     send: (request: ExchangeRequest) => Promise<ExchangeResponse> = (req) => exchange(endpoint, req),
+    disruptionBudgetAttempts = this.#options.retry.disruptionBudgetAttempts,
   ): Promise<{ last: Attempt; attempts: number }> {
     const { retry, sleep, random, now, requestTimeoutMs } = this.#options;
     let spent = 0;
@@ -229,7 +242,7 @@ export class KubeClient {
       const timedOut = last.kind === "failure" && last.failure.code === "ETIMEDOUT";
       if (timedOut) spent += requestTimeoutMs;
       const verdict = retryVerdict(last, now());
-      const limit = verdict?.disruptionBudget === true ? retry.disruptionBudgetAttempts : retry.attempts;
+      const limit = verdict?.disruptionBudget === true ? disruptionBudgetAttempts : retry.attempts;
       if (verdict === undefined || attempts >= limit) return { last, attempts };
       const delay = retryDelay(retry, attempts - 1, verdict.retryAfterMs, random);
       if (spent + delay + (timedOut ? requestTimeoutMs : 0) > retry.totalDelayMs) return { last, attempts };
@@ -366,7 +379,8 @@ async function attemptOnce(
 
 /**
  * Network trouble (not a refused certificate), 409 (except a uid that no longer matches: retrying
- * cannot bring the old pod back), 429 and 5xx are worth another try.
+ * cannot bring the old pod back), 429 and 5xx (except an eviction of a pod that two budgets select,
+ * which stays refused until someone removes one) are worth another try.
  */
 function retryVerdict(attempt: Attempt, nowMs: number): RetryVerdict {
   if (attempt.kind === "failure")
@@ -380,7 +394,8 @@ function retryVerdict(attempt: Attempt, nowMs: number): RetryVerdict {
   if (code === 409 && !isUidMismatch(code, status, response.body) && status?.reason !== "AlreadyExists") {
     return { retryAfterMs, disruptionBudget: false };
   }
-  if (code >= 500 && code !== 501) return { retryAfterMs, disruptionBudget: false };
+  if (code >= 500 && code !== 501 && !isMultipleBudgetsRefusal(status))
+    return { retryAfterMs, disruptionBudget: false };
   return undefined;
 }
 

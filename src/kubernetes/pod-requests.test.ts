@@ -69,6 +69,12 @@ test("DeleteOptions and Eviction name this incarnation and the grace period", ()
     metadata: { name: "api-0", namespace: "web" },
     deleteOptions: { gracePeriodSeconds: 30, preconditions: { uid: "u-1" } },
   });
+  assert.deepEqual(evictionBody(POD, 30, true), {
+    apiVersion: "policy/v1",
+    kind: "Eviction",
+    metadata: { name: "api-0", namespace: "web" },
+    deleteOptions: { gracePeriodSeconds: 30, preconditions: { uid: "u-1" }, dryRun: ["All"] },
+  });
 });
 
 test("apiTime drops the milliseconds", () => {

@@ -54,13 +54,23 @@ export function deleteOptionsBody(pod: PodRef, gracePeriodSeconds: number): unkn
   };
 }
 
-/** The policy/v1 Eviction POSTed to pods/NAME/eviction. */
-export function evictionBody(pod: PodRef, gracePeriodSeconds: number): unknown {
+/**
+ * The policy/v1 Eviction POSTed to pods/NAME/eviction. A dry run carries `dryRun: ["All"]` in its
+ * DeleteOptions: the eviction subresource then checks the pod's PodDisruptionBudget as for a real
+ * eviction but neither records the disruption in the budget nor deletes the pod (`checkAndDecrement`
+ * returns before its status update, `addConditionAndDeletePod` adds no condition, and the store
+ * does not persist a dry-run delete; pkg/registry/core/pod/storage/eviction.go).
+ */
+export function evictionBody(pod: PodRef, gracePeriodSeconds: number, dryRun = false): unknown {
   return {
     apiVersion: "policy/v1",
     kind: "Eviction",
     metadata: { name: pod.name, namespace: pod.namespace },
-    deleteOptions: { gracePeriodSeconds, preconditions: { uid: pod.uid } },
+    deleteOptions: {
+      gracePeriodSeconds,
+      preconditions: { uid: pod.uid },
+      ...(dryRun ? { dryRun: ["All"] } : {}),
+    },
   };
 }
 

@@ -19,6 +19,11 @@ export interface ScenarioDocumentStep {
   readonly killFailures?: readonly string[];
   /** v1 Pods (a list, a PodList or one Pod) that become active before this step's run. */
   readonly addPods?: unknown;
+  /**
+   * New versions of pods already defined (in `pods` or an earlier or this step's `addPods`), as v1
+   * Pods: each replaces the active pod with its UID before this step's run (an in-place resize).
+   */
+  readonly updatePods?: unknown;
   /** Pods (`namespace/name` or UID) that stop being active before this step's run. */
   readonly removePods?: readonly string[];
   /** v1 Pods submitted for admission after this step's run. */

@@ -15,6 +15,7 @@ export function daemonStepRecord(step: LoopStepData, startedAt: number): Record<
       reclaimErrors: step.report.reclaim?.errors ?? {},
       killFailures: [],
       addPods: [],
+      updatePods: [],
       removePods: [],
       admit: [],
     },

@@ -55,6 +55,7 @@ export const METRIC_NAMES = {
   housekeeping: "evictd_housekeeping_interval_seconds",
   wakeSourcesNotArmed: "evictd_wake_sources_not_armed",
   oomKills: "evictd_oom_kills_total",
+  preflightRefusals: "evictd_eviction_preflight_refusals_total",
 } as const;
 
 /** Upstream's help for kubelet_node_name (pkg/kubelet/metrics/metrics.go), with its stability prefix. */
@@ -107,6 +108,7 @@ export class DaemonMetrics {
   private readonly lastStats: Gauge;
   private readonly wakeSourcesNotArmed: Gauge;
   private readonly oomKills: Counter<"namespace" | "pod" | "container">;
+  private readonly preflightRefusals: Counter;
 
   constructor(options: DaemonMetricsOptions = {}) {
     this.registry = new Registry();
@@ -215,6 +217,11 @@ export class DaemonMetrics {
       labelNames: ["namespace", "pod", "container"],
       registers,
     });
+    this.preflightRefusals = new Counter({
+      name: METRIC_NAMES.preflightRefusals,
+      help: "Evictions a dry run said a PodDisruptionBudget would refuse (watch --enforce with the preflight): the next pod in the ranking was considered instead.",
+      registers,
+    });
     for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);
     for (const phase of POD_PHASES) this.pods.set({ phase }, 0);
     if (options.process !== undefined) registerProcessMetrics(this.registry, options.process);
@@ -287,6 +294,11 @@ export class DaemonMetrics {
     kills = 1,
   ): void {
     this.oomKills.inc({ namespace: kill.namespace, pod: kill.pod, container: kill.container }, kills);
+  }
+
+  /** One eviction a preflight said a PodDisruptionBudget would refuse. */
+  recordPreflightRefusal(): void {
+    this.preflightRefusals.inc();
   }
 
   /** What a scrape reads from the daemon's state at that moment. */

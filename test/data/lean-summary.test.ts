@@ -1,7 +1,8 @@
 /**
  * The lean Summary (src/core/summary/lean-summary.ts) on every real Summary in the data set: what
- * the engine reads is unchanged (the node's blocks whole, each pod's usage figures), everything
- * else is gone, and a lean Summary is itself a valid Summary.
+ * the engine reads is unchanged (the node's blocks whole, each pod's usage figures), so are the
+ * node's pressure and swap figures reports show, the pods' and containers' are gone with everything
+ * else, and a lean Summary is itself a valid Summary.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -56,11 +57,36 @@ describe("leanSummary on the real Summaries", () => {
       assert.deepEqual(b.node, a.node, "the node's blocks are kept whole");
       assert.deepEqual(b.pods.map(usage), a.pods.map(usage));
       const text = toExactJson(lean);
-      for (const gone of ['"cpu"', '"network"', '"swap"', '"startTime"', '"rssBytes"', '"pageFaults"'])
+      for (const gone of [
+        '"network"',
+        '"startTime"',
+        '"rssBytes"',
+        '"pageFaults"',
+        '"usageNanoCores"',
+        '"usageCoreNanoSeconds"',
+      ])
         assert.ok(!text.includes(gone), `${gone} is dropped`);
-      assert.ok(text.length < toExactJson(raw).length, "smaller");
+      assert.ok(!text.includes('"cpu":{}'), "a cpu block without pressure is left out, not kept empty");
+      const rawText = toExactJson(raw);
+      const nodeText = toExactJson((raw as { node?: unknown }).node);
+      for (const kept of ['"psi"', '"swap"', '"io"'])
+        assert.equal(
+          text.includes(kept),
+          nodeText.includes(kept),
+          `the node's ${kept} is kept where reported`,
+        );
+      for (const p of b.pods) {
+        assert.equal(p.memory?.psi, undefined, `${p.podRef.name}: the pod's pressure is left out`);
+        assert.deepEqual([p.cpu, p.io, p.swap], [undefined, undefined, undefined], p.podRef.name);
+        for (const c of p.containers)
+          assert.deepEqual(
+            [c.memory?.psi, c.cpu, c.io, c.swap],
+            [undefined, undefined, undefined, undefined],
+          );
+      }
+      assert.ok(text.length < rawText.length, "smaller");
       // uint64 counters stay exact (summary-5.json has 18446744073709551615 inodes).
-      if (toExactJson(raw).includes("18446744073709551615")) assert.ok(text.includes("18446744073709551615"));
+      if (rawText.includes("18446744073709551615")) assert.ok(text.includes("18446744073709551615"));
     });
   }
 });

@@ -88,15 +88,17 @@ describe("real Summary API responses", () => {
     });
   }
 
-  test("summary-1 (Kubernetes 1.35): node memory, the pods cgroup, rlimit, a pod; psi and swap ignored", () => {
+  test("summary-1 (Kubernetes 1.35): node memory, the pods cgroup, rlimit, a pod", () => {
     const summary = load("summary-1.json");
     const t = Date.parse("2026-06-26T10:14:35Z");
+    const zero = { total: 0n, avg10: 0, avg60: 0, avg300: 0 };
     assert.equal(summary.node.nodeName, "datagen-1-35");
     assert.deepEqual(summary.node.memory, {
       time: t,
       availableBytes: 7299776512n,
       workingSetBytes: 917110784n,
       usageBytes: 3080323072n,
+      psi: { full: { ...zero, total: 2n }, some: { ...zero, total: 15n } },
     });
     assert.deepEqual(
       summary.node.systemContainers.map((c) => c.name),
@@ -107,6 +109,7 @@ describe("real Summary API responses", () => {
       availableBytes: 7688695808n,
       workingSetBytes: 528191488n,
       usageBytes: 545718272n,
+      psi: { full: zero, some: zero },
     });
     assert.deepEqual(summary.node.rlimit, {
       time: Date.parse("2026-06-26T10:14:40Z"),
@@ -124,6 +127,43 @@ describe("real Summary API responses", () => {
     assert.equal(first.ephemeralStorage?.inodesUsed, 25n);
     assert.equal(first.processCount, 1n);
     assert.equal(first.containers[0]?.rootfs?.usedBytes, 86016n);
+  });
+
+  test("summary-1 (Kubernetes 1.35): pressure (cpu, memory, io) and swap, exactly as in the file", () => {
+    const summary = load("summary-1.json");
+    const node = summary.node;
+    assert.deepEqual(node.cpu?.psi, {
+      full: { total: 32884223n, avg10: 72.63, avg60: 36.72, avg300: 10 },
+      some: { total: 34335662n, avg10: 75.83, avg60: 38.43, avg300: 10.46 },
+    });
+    assert.deepEqual(node.io, {
+      time: Date.parse("2026-06-26T10:14:35Z"),
+      psi: {
+        full: { total: 156559n, avg10: 0, avg60: 0, avg300: 0 },
+        some: { total: 171148n, avg10: 0, avg60: 0, avg300: 0 },
+      },
+    });
+    assert.deepEqual(node.swap, {
+      time: Date.parse("2026-06-26T10:14:35Z"),
+      swapAvailableBytes: 1073737728n,
+      swapUsageBytes: 0n,
+    });
+    const pods = node.systemContainers.find((c) => c.name === "pods");
+    assert.deepEqual(pods?.cpu?.psi?.some, { total: 35569919n, avg10: 76.64, avg60: 38.86, avg300: 10.64 });
+    assert.deepEqual(pods?.io?.psi?.full, { total: 231209n, avg10: 0.01, avg60: 0.09, avg300: 0.03 });
+    assert.deepEqual(pods?.swap, { time: Date.parse("2026-06-26T10:14:35Z"), swapUsageBytes: 0n });
+    const first = pod(summary, "kube-controller-manager-datagen-1-35");
+    assert.deepEqual(first.cpu?.psi?.full, { total: 168398n, avg10: 0, avg60: 0, avg300: 0 });
+    assert.equal(first.cpu?.psi?.some?.total, 171305n);
+    assert.deepEqual(first.swap, { time: Date.parse("2026-06-26T10:14:38Z"), swapUsageBytes: 0n });
+    const container = first.containers[0];
+    assert.equal(container?.name, "kube-controller-manager");
+    assert.deepEqual(container?.cpu?.psi?.some, { total: 179184n, avg10: 0, avg60: 0, avg300: 0 });
+    assert.deepEqual(container?.swap, {
+      time: Date.parse("2026-06-26T10:14:29Z"),
+      swapAvailableBytes: 0n,
+      swapUsageBytes: 0n,
+    });
   });
 
   test("summary-4 (2017 GKE): fs stats without time take the step's time; userDefinedMetrics: null", () => {

@@ -55,6 +55,7 @@ const SERVED = new Set([
   "evictd_housekeeping_interval_seconds",
   "evictd_wake_sources_not_armed",
   "evictd_oom_kills_total",
+  "evictd_eviction_preflight_refusals_total",
   "process_cpu_seconds_total",
   "process_cpu_user_seconds_total",
   "process_cpu_system_seconds_total",

@@ -119,6 +119,17 @@ describe("evictd run: memory pressure", { skip: E2E_SKIP }, () => {
         assert.equal(p?.phase, "Running", `${key} must keep running: ${JSON.stringify(p)}`);
         assert.deepEqual(Object.values(p.restarts), [0], `${key} must not have restarted`);
       }
+      // Beside memory.available, evictd's additions: the node cgroup's memory three ways. Its
+      // usage counts the kernel memory charged to it, so the view with kernel memory is the same.
+      const views = s.signals.find((x) => x.signal === "memory.available")?.evictdAdditions;
+      assert.ok(views !== undefined, "memory.available carries evictd's additions");
+      assert.match(views.note, /^evictd's additions .*never used for decisions$/);
+      assert.equal(views.capacity, "512Mi");
+      assert.ok(views.kernelAvailable !== undefined, "MemAvailable");
+      if (views.withKernelMemory !== undefined) {
+        assert.equal(views.withKernelMemory.alreadyInKubeletFigure, true);
+        assert.equal(views.withKernelMemory.available, views.kubelet.available);
+      }
       assert.equal(podStatus(s, "default/steady")?.qosClass, "Guaranteed");
       assert.equal(podStatus(s, "default/idler")?.qosClass, "BestEffort");
       assert.deepEqual(s.evictionCounts, { "memory.available": 1 });

@@ -19,7 +19,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { rampPodCommand, parseRampNotes } from "../../bench/ramp-pod.js";
-import { startFakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
+import {
+  isDryRun,
+  startFakeApiServer,
+  type RecordedRequest,
+} from "../harness/fake-api-server/fake-api-server.js";
 import {
   apiPod,
   clusterDataOptions,
@@ -39,6 +43,25 @@ const CAPACITY = 512 * MiB;
 const THRESHOLD = 100 * MiB;
 const skip = kubeletNodeUnavailable();
 if (skip !== false) console.error(`# watch --stats cgroups e2e skipped: ${skip}`);
+
+/** The part of `evictdAdditions` (the node's memory three ways) checked here. */
+interface MemoryViewsJson {
+  note: string;
+  capacity: string;
+  kubelet: { formula: string };
+  kernelAvailable?: { available: string };
+  withKernelMemory?: { alreadyInKubeletFigure: boolean };
+}
+
+function assertMemoryViews(views: MemoryViewsJson | undefined, api: "v1" | "v2"): void {
+  assert.ok(views !== undefined, "memory.available carries evictd's additions");
+  assert.match(views.note, /^evictd's additions .*never used for decisions$/);
+  assert.equal(views.capacity, "512Mi");
+  const usage = api === "v2" ? "memory.current" : "memory.usage_in_bytes";
+  assert.equal(views.kubelet.formula, `capacity − (${usage} − inactive_file)`);
+  assert.ok(views.kernelAvailable !== undefined, "MemAvailable");
+  if (views.withKernelMemory !== undefined) assert.equal(views.withKernelMemory.alreadyInKubeletFigure, true);
+}
 
 const temps: string[] = [];
 after(() => {
@@ -70,7 +93,8 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     server.current = s;
     const evictions: RecordedRequest[] = [];
     s.onRequest = (r) => {
-      if (r.method === "POST" && r.path.endsWith("/eviction")) evictions.push(r);
+      // The real evictions; the preflight's dry runs (on by default with --use-eviction-api) aside.
+      if (r.method === "POST" && r.path.endsWith("/eviction") && !isDryRun(r)) evictions.push(r);
     };
     const kubeconfig = await s.writeKubeconfig(path.join(dir, "kubeconfig"));
     const decisionLog = path.join(dir, "decisions.jsonl");
@@ -97,6 +121,8 @@ async function scenario(driver: KubeletDriver): Promise<void> {
         "127.0.0.1:0",
         "--decision-log",
         decisionLog,
+        "--record",
+        path.join(dir, "trace.jsonl"),
       ],
       { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -114,7 +140,13 @@ async function scenario(driver: KubeletDriver): Promise<void> {
       () => `\n${stdout}${stderr}`,
       25,
     );
-    const status = (await (await fetch(`${url}/status`)).json()) as { capabilities: string[] };
+    const status = (await (await fetch(`${url}/status`)).json()) as {
+      capabilities: string[];
+      signals: { signal: string; evictdAdditions?: MemoryViewsJson }[];
+    };
+    // memory.available three ways, as evictd's additions: the node is a cgroup of its own here,
+    // so its usage counts its kernel memory already, and the view with kernel memory says so.
+    assertMemoryViews(status.signals.find((x) => x.signal === "memory.available")?.evictdAdditions, node.api);
     assert.ok(
       status.capabilities.some((c) => c.includes("the kubelet's cgroups") && c.includes(`${driver} driver`)),
       status.capabilities.join("\n"),
@@ -130,6 +162,13 @@ async function scenario(driver: KubeletDriver): Promise<void> {
       status.capabilities.includes("the eviction loop's thread (watch's event loop) runs at nice -20"),
       status.capabilities.join("\n"),
     );
+    // The trace's header says which cgroup API watch found the kubelet's cgroups on.
+    const header = JSON.parse(readFileSync(path.join(dir, "trace.jsonl"), "utf8").split("\n")[0] ?? "{}") as {
+      environment?: { cgroupVersion?: number; kubeletVersion?: string };
+    };
+    assert.equal(header.environment?.cgroupVersion, node.api === "v2" ? 2 : 1);
+    assert.equal(header.environment?.kubeletVersion, "v1.35.0");
+
     const pid = watch.pid;
     assert.ok(pid !== undefined, "watch has a pid");
     assert.equal(os.getPriority(pid), -20);
@@ -157,10 +196,11 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     );
     const view = JSON.parse(explained.stdout) as {
       source: string;
-      signals: { signal: string; capacity?: string }[];
+      signals: { signal: string; capacity?: string; evictdAdditions?: MemoryViewsJson }[];
     };
     assert.match(view.source, /^memory from the kubelet's cgroups .* read now; the rest from /);
     assert.equal(view.signals.find((x) => x.signal === "memory.available")?.capacity, "512Mi");
+    assertMemoryViews(view.signals.find((x) => x.signal === "memory.available")?.evictdAdditions, node.api);
 
     // The ramp: to 32 MiB under the threshold at once, then 1 GiB/s, 1 MiB at a time.
     const oomBefore = node.oomKills();

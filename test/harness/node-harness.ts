@@ -465,6 +465,14 @@ export interface StatusDoc {
     available?: string;
     capacity?: string;
     thresholds: readonly { type: string; value: string; state: string }[];
+    /** memory.available only: the node's memory three ways, evictd's additions. */
+    evictdAdditions?: {
+      note: string;
+      capacity: string;
+      kubelet: { available: string; formula: string };
+      kernelAvailable?: { available: string };
+      withKernelMemory?: { available: string; alreadyInKubeletFigure: boolean };
+    };
   }[];
   readonly pods: readonly PodStatus[];
   readonly ranking: {

@@ -155,6 +155,29 @@ describe("cluster commands", () => {
       /--source.*"ssh"/,
     ])
       assert.match(bad.stderr, want);
+
+    // The preflight means something only when evicting; an EvictionRequest only through the Eviction API.
+    const shadowPreflight = await evictd([
+      "watch",
+      "--node",
+      "n1",
+      "--kubeconfig",
+      path.join(dir, "kubeconfig"),
+      "--no-eviction-preflight",
+    ]);
+    assert.equal(shadowPreflight.code, 2);
+    assert.match(shadowPreflight.stderr, /--no-eviction-preflight.*--enforce/);
+    const requestByDelete = await evictd([
+      "watch",
+      "--node",
+      "n1",
+      "--kubeconfig",
+      path.join(dir, "kubeconfig"),
+      "--enforce",
+      "--eviction-request",
+    ]);
+    assert.equal(requestByDelete.code, 2);
+    assert.match(requestByDelete.stderr, /--eviction-request.*needs --enforce --use-eviction-api/);
   });
 
   test("explain: a kubelet Summary that does not decode is an environment refusal (exit 3, one line)", async () => {
@@ -201,8 +224,13 @@ describe("cluster commands", () => {
           .filter((l) => l !== "")
           .slice(1);
         assert.equal(steps.length, 4, `${name}: one line per sample`);
-        // summary-1.json carries cpu and network blocks, which the engine never reads.
-        for (const step of steps) assert.equal(step.includes('"cpu"'), extra.length > 0, name);
+        // summary-1.json carries cpu usage and network blocks, which nothing reads; a lean Summary
+        // keeps the node's pressure (psi) beside them, not the usage.
+        for (const step of steps) {
+          assert.equal(step.includes('"usageNanoCores"'), extra.length > 0, name);
+          assert.equal(step.includes('"network"'), extra.length > 0, name);
+          assert.ok(step.includes('"psi"'), name);
+        }
         const replay = await evictd(["replay", trace, "--output", "jsonl"]);
         assert.equal(replay.code, 0, replay.stderr);
         assert.equal(replay.stdout.split("\n").filter((l) => l.includes('"type":"step"')).length, 4);
@@ -257,11 +285,21 @@ describe("cluster commands", () => {
         config: { evictionHard: Record<string, string> };
         pods: unknown[];
         node: { metadata: { name: string } };
+        environment?: unknown;
         evictedPods: string;
       };
       assert.equal(header.config.evictionHard["memory.available"], "250Mi");
       assert.equal(header.node.metadata.name, "datagen-1-35");
       assert.equal(header.evictedPods, "remove");
+      // The Node's nodeInfo; the stats provider from configz (no PodAndContainerStatsFromCRI: off in
+      // 1.35); no cgroup version, since record reads no cgroups.
+      assert.deepEqual(header.environment, {
+        kubeletVersion: "v1.35.0",
+        kernelVersion: "6.8.0-1015-gcp",
+        osImage: "Debian GNU/Linux 12 (bookworm)",
+        containerRuntimeVersion: "containerd://2.1.3",
+        statsProvider: "cadvisor",
+      });
       const steps = recorded.slice(1).map(
         (l) =>
           JSON.parse(l) as {

@@ -7,148 +7,26 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
-import { connectClusterNode } from "../../src/kubernetes/index.js";
-import type { LoggerPort } from "../../src/app/ports.js";
-import { runWatch, type WatchOptions } from "../../src/cli/commands/watch.js";
-import { EVICTD_BIN, REPO_ROOT, sleep, waitUntil } from "../harness/node-harness.js";
+import { EVICTD_BIN, REPO_ROOT, sleep } from "../harness/node-harness.js";
 import { prometheusSkip, startPrometheus, type PrometheusServer } from "../support/prometheus-server.js";
+import { startFakeApiServer, type RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
 import {
-  startFakeApiServer,
-  type FakeApiServer,
-  type RecordedRequest,
-} from "../harness/fake-api-server/fake-api-server.js";
+  decisions,
+  MiB,
+  NORMAL,
+  refresh,
+  removeWatchDirs,
+  startWatch,
+  until,
+  writes,
+} from "./watch-harness.js";
 
-const MiB = 1024 * 1024;
-/** node.memory.availableBytes in summary-1.json: no pressure. */
-const NORMAL = 7299776512;
-const temps: string[] = [];
-after(async () => {
-  for (const d of temps) await rm(d, { recursive: true, force: true });
-});
-
-interface LogLine {
-  readonly level: "info" | "warn" | "error";
-  readonly msg: string;
-  readonly fields: Record<string, unknown>;
-}
-
-function memoryLogger(lines: LogLine[]): LoggerPort {
-  return {
-    info: (fields, msg) => lines.push({ level: "info", msg, fields }),
-    warn: (fields, msg) => lines.push({ level: "warn", msg, fields }),
-    error: (fields, msg) => lines.push({ level: "error", msg, fields }),
-  };
-}
-
-let lastRefresh = 0;
-/**
- * Every `time` in the Summary set to now, as a kubelet's fresh sample has them. Kubelets write whole
- * seconds; milliseconds here keep samples taken within one second apart (the engine only acts on
- * stats newer than the last it saw).
- */
-function refresh(server: FakeApiServer, memoryAvailableBytes?: number): void {
-  lastRefresh = Math.max(Date.now(), lastRefresh + 1);
-  const now = new Date(lastRefresh).toISOString();
-  server.updateSummary((s) => {
-    const walk = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(walk);
-      else if (v !== null && typeof v === "object") {
-        for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-          if (k === "time" && typeof x === "string") (v as Record<string, unknown>)[k] = now;
-          else walk(x);
-        }
-      }
-    };
-    walk(s);
-    if (memoryAvailableBytes !== undefined) {
-      const memory = (s["node"] as { memory: { availableBytes: number; workingSetBytes: number } }).memory;
-      const capacity = memory.availableBytes + memory.workingSetBytes;
-      memory.availableBytes = memoryAvailableBytes;
-      memory.workingSetBytes = capacity - memoryAvailableBytes;
-    }
-  });
-}
-
-/** Polls `probe` every 25 ms until it gives a value (10 s unless told). */
-const until = <T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> => waitUntil(what, probe, timeoutMs, () => "", 25);
-
-interface Running {
-  readonly server: FakeApiServer;
-  readonly dir: string;
-  readonly lines: LogLine[];
-  readonly url: Promise<string>;
-  readonly done: Promise<void>;
-  readonly decisionLog: string;
-  readonly trace: string;
-  stop(): Promise<void>;
-}
-
-async function startWatch(
-  mode: WatchOptions["mode"],
-  server?: FakeApiServer,
-  extra: { readonly configFile?: string } = {},
-): Promise<Running> {
-  const s = server ?? (await startFakeApiServer());
-  const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-"));
-  temps.push(dir);
-  const kubeconfig = await s.writeKubeconfig(path.join(dir, "kubeconfig"));
-  const api = await connectClusterNode({
-    nodeName: s.nodeName,
-    kubeconfig,
-    retry: { jitter: 0, baseDelayMs: 1 },
-    sleep: () => Promise.resolve(),
-  });
-  refresh(s);
-  const lines: LogLine[] = [];
-  const controller = new AbortController();
-  let ready: (url: string) => void = () => undefined;
-  const url = new Promise<string>((r) => (ready = r));
-  const decisionLog = path.join(dir, "decisions.jsonl");
-  const trace = path.join(dir, "trace.jsonl");
-  const done = runWatch({
-    api,
-    mode,
-    intervalMs: 150,
-    listen: { host: "127.0.0.1", port: 0 },
-    decisionLog,
-    recordTo: trace,
-    ...extra,
-    logger: memoryLogger(lines),
-    signal: controller.signal,
-    onReady: (i) => ready(i.url),
-  });
-  done.catch(() => undefined);
-  return {
-    server: s,
-    dir,
-    lines,
-    url,
-    done,
-    decisionLog,
-    trace,
-    async stop() {
-      controller.abort();
-      await done;
-      await s.close();
-    },
-  };
-}
-
-const writes = (s: FakeApiServer): RecordedRequest[] => s.requests.filter((r) => r.method !== "GET");
-const decisions = async (file: string): Promise<Record<string, unknown>[]> =>
-  (await readFile(file, "utf8"))
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+after(removeWatchDirs);
 
 describe("evictd watch against a fake API server", () => {
   test("shadow mode: logs and exports what it would evict, writes nothing to the API", async () => {
@@ -373,7 +251,6 @@ describe("evictd watch against a fake API server", () => {
     // 2.5 s to stop, then report Failed, then remove the pod: the kubelet's own sequence.
     const server = await startFakeApiServer({ deletion: { containersStopInMs: 2500 } });
     const dir = await mkdtemp(path.join(os.tmpdir(), "evictd-watch-soft-"));
-    temps.push(dir);
     const configFile = path.join(dir, "kubelet.yaml");
     await writeFile(
       configFile,
@@ -425,6 +302,7 @@ describe("evictd watch against a fake API server", () => {
     } finally {
       clearInterval(pressure);
       await w.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

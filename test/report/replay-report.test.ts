@@ -6,11 +6,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { loadScenarioFile } from "../../src/formats/scenario/load-scenario.js";
+import { readFileSync } from "node:fs";
+import { parseJsonExact } from "../../src/formats/json/parse-json-exact.js";
+import { loadScenarioFile, loadScenarioValue } from "../../src/formats/scenario/load-scenario.js";
 import { planReplay, runReplay } from "../../src/app/replay/run-replay.js";
 import { ReportCollector, type ReportData } from "../../src/app/report/report-data.js";
 import { MAX_POINTS, renderReportHtml } from "../../src/app/report/report-html.js";
-import { REPO_ROOT } from "../support/repo-paths.js";
+import { REAL_DATA, REPO_ROOT } from "../support/repo-paths.js";
 
 async function reportOf(example: string): Promise<ReportData> {
   const loaded = await loadScenarioFile(join(REPO_ROOT, "examples", example));
@@ -23,6 +25,49 @@ async function reportOf(example: string): Promise<ReportData> {
 }
 
 const MI = 1024 * 1024;
+
+/**
+ * The report of the real Kubernetes 1.35 node (summary-1.json, with PSI) over two steps, the second
+ * with the node's memory pressure edited up, and a header that says what the node runs.
+ */
+async function reportOfRealNode(): Promise<ReportData> {
+  const text = readFileSync(join(REAL_DATA, "summary-1.json"), "utf8");
+  const later = parseJsonExact(text) as {
+    node: { memory: { time: string; psi: { some: { avg10: number } } } };
+  };
+  later.node.memory.time = "2026-06-26T10:14:45Z";
+  later.node.memory.psi.some.avg10 = 12.5;
+  const loaded = await loadScenarioValue(
+    {
+      start: "2026-06-26T10:14:35Z",
+      config: { evictionHard: { "memory.available": "100Mi" } },
+      environment: {
+        kubeletVersion: "v1.35.0",
+        containerRuntimeVersion: "containerd://2.1.1",
+        cgroupVersion: 2,
+        statsProvider: "cadvisor",
+      },
+      pods: JSON.parse(readFileSync(join(REAL_DATA, "pods-1.json"), "utf8")) as unknown,
+      steps: [
+        { at: "0s", summary: parseJsonExact(text) },
+        { at: "10s", summary: later },
+      ],
+    },
+    "summary-1",
+    REAL_DATA,
+  );
+  assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.issues));
+  assert.deepEqual(
+    loaded.scenario.warnings.filter((w) => w.path.startsWith("environment")),
+    [],
+    "environment is a known header field",
+  );
+  const scenario = loaded.scenario;
+  const plan = planReplay(scenario);
+  const collector = new ReportCollector("summary-1", scenario.config, undefined, scenario.environment);
+  runReplay(scenario, plan, (o) => collector.step(o, plan));
+  return collector.finish([]);
+}
 
 describe("replay report", () => {
   test("hard memory pressure: levels, the condition span, the eviction card with its ranking", async () => {
@@ -110,6 +155,42 @@ describe("replay report", () => {
     assert.deepEqual(data.evictions, [], "the eviction at 10s is before the window");
     assert.deepEqual(data.conditions.get("MemoryPressure"), [{ from: 0, to: 0 }]);
     assert.equal(data.podUsage?.pods.find((p) => p.pod === "default/web")?.evictedAt, undefined);
+  });
+
+  test("memory pressure (PSI) beside the memory signals, said to be unused, when the trace has it", async () => {
+    const data = await reportOfRealNode();
+    assert.deepEqual(data.pressure, [
+      { signal: "memory.available", of: "node", some: [0, 12.5], full: [0, 0] },
+      { signal: "allocatableMemory.available", of: "pods cgroup", some: [0, 0], full: [0, 0] },
+    ]);
+    const html = renderReportHtml(data, "evictd test");
+    const chart = (signal: string): string =>
+      new RegExp(`<figure class="chart" data-signal="${signal}">[\\s\\S]*?</figure>`).exec(html)?.[0] ?? "";
+    assert.match(
+      chart("memory.available"),
+      /PSI \(not used for eviction\): node memory pressure, avg10 · peak some 12.5%, full 0%/,
+    );
+    assert.match(chart("memory.available"), /<path class="psi-some" d="M/);
+    assert.match(
+      chart("allocatableMemory.available"),
+      /PSI \(not used for eviction\): pods cgroup memory pressure/,
+    );
+    assert.doesNotMatch(chart("nodefs.available"), /PSI/, "only beside memory signals");
+    // The header says what the node runs.
+    assert.match(
+      html,
+      /recorded on: kubelet v1\.35\.0 · containerd:\/\/2\.1\.1 · cgroup v2 · pod and container stats from cAdvisor/,
+    );
+    // Data only: the decisions are those of the same trace without it.
+    assert.equal(data.evictions.length, 0);
+  });
+
+  test("no PSI and no environment line for a trace without them", async () => {
+    const data = await reportOf("hard-memory-pressure.yaml");
+    assert.equal(data.pressure, undefined);
+    assert.equal(data.environment, undefined);
+    const html = renderReportHtml(data, "evictd test");
+    assert.doesNotMatch(html, /PSI|class="psi|recorded on:/);
   });
 
   test("long traces are thinned per bucket to their lowest and highest values", () => {

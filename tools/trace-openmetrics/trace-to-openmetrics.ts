@@ -147,7 +147,7 @@ function podInfo(pod: unknown): PodInfo {
   };
 }
 
-/** `pods` of a header or `addPods` of a step: a list of Pods or a v1 PodList. */
+/** `pods` of a header or `addPods`/`updatePods` of a step: a list of Pods or a v1 PodList. */
 function podList(v: unknown, where: string): unknown[] {
   if (v === undefined) return [];
   if (Array.isArray(v)) return v;
@@ -253,6 +253,12 @@ export function traceToOpenMetrics(traceText: string, options: TraceToOpenMetric
       known.set(p.key, p);
       // Back under the same UID, it is the same pod object again; under another, a new one.
       if (lingering.get(p.key)?.pod.uid === p.uid) lingering.delete(p.key);
+    }
+    // A pod resized in place (updatePods): kube-state-metrics reports its new version from then on.
+    for (const p of podList(parsed["updatePods"], `line ${n}: updatePods`).map(podInfo)) {
+      if (active.get(p.key)?.uid !== p.uid) continue;
+      active.set(p.key, p);
+      known.set(p.key, p);
     }
     for (const [key, l] of lingering) if (time - l.removedAt > REMOVED_POD_LINGER_MS) lingering.delete(key);
 

@@ -61,6 +61,25 @@ export type WriteOutcome =
   | { readonly kind: "gone" }
   | { readonly kind: "refused"; readonly status: number | undefined; readonly message: string };
 
+/**
+ * What a dry run of an eviction (pods/NAME/eviction with `dryRun: ["All"]`) said. `allowed`: the
+ * API server would evict the pod now. `blocked`: a PodDisruptionBudget would refuse it (429 with a
+ * `DisruptionBudget` cause; or the pod has more than one budget, which the subresource refuses),
+ * with the server's words. `gone`: no such pod (any more). `unknown`: no verdict (a permission
+ * missing, the server not answering...), with the reason.
+ */
+export type EvictionPreflightOutcome =
+  | { readonly kind: "allowed" }
+  | { readonly kind: "blocked"; readonly message: string }
+  | { readonly kind: "gone" }
+  | { readonly kind: "unknown"; readonly status: number | undefined; readonly message: string };
+
+/**
+ * What creating an EvictionRequest came to: a write's outcome, or `not-served` when the API server
+ * does not serve the resource (404: the alpha API is off), so the eviction must go another way.
+ */
+export type EvictionRequestOutcome = WriteOutcome | { readonly kind: "not-served"; readonly message: string };
+
 /** One Kubernetes node. Reads reject with a typed error naming what failed (URL, status, message). */
 export interface ClusterNodePort {
   readonly nodeName: string;
@@ -92,6 +111,12 @@ export interface ClusterNodePort {
   deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
   /** POST pods/NAME/eviction (policy/v1 Eviction): honours PodDisruptionBudgets; 429 = blocked by a PDB. */
   evictPod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
+  /** The same Eviction as a dry run: the budget is checked, nothing is deleted or recorded. */
+  preflightEviction(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionPreflightOutcome>;
+  /** POST an EvictionRequest (lifecycle.k8s.io/v1alpha1) for the pod; one that exists already is done. */
+  createEvictionRequest(pod: PodRef): Promise<EvictionRequestOutcome>;
+  /** DELETE the pod's EvictionRequest (its target is gone: the request has served). */
+  deleteEvictionRequest(pod: PodRef): Promise<WriteOutcome>;
 }
 
 /** The watch's resourceVersion is too old (410 Gone): list again and watch from the new version. */

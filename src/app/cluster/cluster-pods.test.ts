@@ -5,12 +5,22 @@ import { describe, test } from "node:test";
 import { IssueList } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
 import type { ClockPort, FailedPodStatus, LoggerPort } from "../ports.js";
-import { ClusterPods, EvictionRefusedError, type EnforceMode } from "./cluster-pods.js";
+import {
+  ClusterPods,
+  EVICTION_REQUESTED_EVENT_REASON,
+  EvictionRefusedError,
+  type ClusterPodsOptions,
+  type EnforceMode,
+} from "./cluster-pods.js";
+import { BLOCKED_EVENT_INTERVAL_MS, EVICTION_BLOCKED_EVENT_REASON } from "./disruption-budget-preflight.js";
 import { NodePodSet } from "./node-pod-set.js";
 import {
   WatchExpiredError,
   type ClusterNodePort,
+  type EvictionPreflightOutcome,
+  type EvictionRequestOutcome,
   type PodEvent,
+  type PodEventContent,
   type PodRef,
   type WriteOutcome,
 } from "./cluster-node-port.js";
@@ -26,7 +36,10 @@ class FakeApi implements ClusterNodePort {
   readonly describe = "fake";
   pods: unknown[] = [];
   calls: string[] = [];
-  answers: Partial<Record<"patch" | "event" | "delete" | "evict", WriteOutcome | Error>> = {};
+  answers: Partial<Record<"patch" | "event" | "delete" | "evict" | "unrequest", WriteOutcome | Error>> = {};
+  preflights: EvictionPreflightOutcome[] = [];
+  requestAnswer: EvictionRequestOutcome = { kind: "done" };
+  events: PodEventContent[] = [];
   lists = 0;
   watches: ((onEvent: (e: PodEvent) => void, signal: AbortSignal) => Promise<void>)[] = [];
   summary(): Promise<unknown> {
@@ -49,7 +62,10 @@ class FakeApi implements ClusterNodePort {
       return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     return next(onEvent, signal);
   }
-  private answer(kind: "patch" | "event" | "delete" | "evict", pod: PodRef): Promise<WriteOutcome> {
+  private answer(
+    kind: "patch" | "event" | "delete" | "evict" | "unrequest",
+    pod: PodRef,
+  ): Promise<WriteOutcome> {
     this.calls.push(`${kind} ${pod.name}`);
     const a = this.answers[kind] ?? { kind: "done" };
     return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
@@ -57,7 +73,8 @@ class FakeApi implements ClusterNodePort {
   patchPodStatus(pod: PodRef): Promise<WriteOutcome> {
     return this.answer("patch", pod);
   }
-  createPodEvent(pod: PodRef): Promise<WriteOutcome> {
+  createPodEvent(pod: PodRef, event: PodEventContent): Promise<WriteOutcome> {
+    this.events.push(event);
     return this.answer("event", pod);
   }
   deletePod(pod: PodRef): Promise<WriteOutcome> {
@@ -65,6 +82,17 @@ class FakeApi implements ClusterNodePort {
   }
   evictPod(pod: PodRef): Promise<WriteOutcome> {
     return this.answer("evict", pod);
+  }
+  preflightEviction(pod: PodRef): Promise<EvictionPreflightOutcome> {
+    this.calls.push(`preflight ${pod.name}`);
+    return Promise.resolve(this.preflights.shift() ?? { kind: "allowed" });
+  }
+  createEvictionRequest(pod: PodRef): Promise<EvictionRequestOutcome> {
+    this.calls.push(`request ${pod.name}`);
+    return Promise.resolve(this.requestAnswer);
+  }
+  deleteEvictionRequest(pod: PodRef): Promise<WriteOutcome> {
+    return this.answer("unrequest", pod);
   }
 }
 
@@ -85,6 +113,7 @@ const STATUS: FailedPodStatus = {
 
 async function setup(
   mode: EnforceMode,
+  extra: Partial<Pick<ClusterPodsOptions, "preflight" | "evictionRequests" | "onPreflightRefused">> = {},
 ): Promise<{ api: FakeApi; pods: ClusterPods; set: NodePodSet; lines: string[] }> {
   const api = new FakeApi();
   api.pods = [rawPod("a", "uid-a"), rawPod("b", "uid-b"), rawPod("done", "uid-done", "Succeeded")];
@@ -99,6 +128,7 @@ async function setup(
     log: logger(lines),
     decode: (raw, issues) => decodePod(raw, "pod", issues),
     newIssues: () => new IssueList(),
+    ...extra,
   });
   return { api, pods, set, lines };
 }
@@ -192,6 +222,105 @@ describe("ClusterPods", () => {
       [await shadow.pods.containerGC(), await shadow.pods.imageGC()].map((r) => r.freedBytes),
       [0, 0],
     );
+  });
+});
+
+describe("ClusterPods: preflight and EvictionRequests", () => {
+  const BUDGET =
+    "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget web needs 2 healthy pods and has 2 currently";
+
+  test("no preflight unless asked for, and never in shadow mode", async () => {
+    assert.equal((await setup("eviction-api")).pods.preflight, undefined);
+    assert.equal((await setup("shadow", { preflight: true })).pods.preflight, undefined);
+    assert.notEqual((await setup("delete", { preflight: true })).pods.preflight, undefined);
+  });
+
+  test("a refusal: reported (log, one event per interval, the callback), and the pod left out of the step's trace pods", async () => {
+    const refusals: string[] = [];
+    const { api, pods, lines } = await setup("eviction-api", {
+      preflight: true,
+      onPreflightRefused: (pod, reason) => refusals.push(`${pod.name}: ${reason}`),
+    });
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined && pods.preflight !== undefined);
+    api.preflights = [
+      { kind: "blocked", message: BUDGET },
+      { kind: "blocked", message: BUDGET },
+    ];
+    assert.deepEqual(await pods.preflight(a, 30, STATUS), { verdict: "refused", reason: BUDGET });
+    assert.deepEqual(refusals, [`a: ${BUDGET}`]);
+    assert.ok(
+      lines.some((l) => l.startsWith("warn evicting default/a would violate its PodDisruptionBudget")),
+    );
+    assert.deepEqual(
+      api.events.map((e) => [e.type, e.reason]),
+      [["Warning", EVICTION_BLOCKED_EVENT_REASON]],
+    );
+    assert.match(
+      api.events[0]?.message ?? "",
+      /^The node was low on resource: memory\. Not evicted: Cannot evict pod/,
+    );
+    assert.deepEqual(
+      pods.activeRaw.map((r) => (r as { metadata: { uid: string } }).metadata.uid),
+      ["uid-b"],
+      "the decision of this step was made without it",
+    );
+    // The same pod refused again within the interval: counted, no second event.
+    assert.equal((await pods.preflight(a, 30, STATUS)).verdict, "refused");
+    assert.equal(refusals.length, 2);
+    assert.equal(api.events.length, 1, `one event per ${BLOCKED_EVENT_INTERVAL_MS / 60_000} minutes`);
+    // The next step starts with every active pod again.
+    pods.activePods();
+    assert.equal(pods.activeRaw.length, 2);
+  });
+
+  test("no verdict (a permission missing) lets the eviction go ahead, with a warning", async () => {
+    const { api, pods, lines } = await setup("delete", { preflight: true });
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined && pods.preflight !== undefined);
+    api.preflights = [{ kind: "unknown", status: 403, message: "forbidden" }];
+    assert.deepEqual(await pods.preflight(a, 30, STATUS), { verdict: "allowed" });
+    assert.ok(
+      lines.some((l) => /^warn the preflight of default\/a's eviction gave no verdict \(forbidden\)/.test(l)),
+    );
+    assert.deepEqual(api.events, []);
+  });
+
+  test("EvictionRequests: a soft eviction is requested (event, no pods/eviction); a hard one is evicted; the request is deleted once the pod is gone", async () => {
+    const { api, pods, set } = await setup("eviction-api", { evictionRequests: true });
+    const [a, b] = pods.activePods();
+    assert.ok(a !== undefined && b !== undefined);
+    await pods.kill(a, 20, STATUS, {}, "soft");
+    assert.deepEqual(api.calls, ["request a", "event a"]);
+    assert.equal(api.events[0]?.reason, EVICTION_REQUESTED_EVENT_REASON);
+    await pods.kill(b, 1, STATUS, {}, "hard");
+    assert.deepEqual(api.calls.slice(2), ["evict b", "event b"]);
+    set.apply({ type: "DELETED", pod: rawPod("a", "uid-a") });
+    assert.equal(await pods.isCleanedUp(a), true);
+    await Promise.resolve();
+    assert.ok(api.calls.includes("unrequest a"));
+  });
+
+  test("EvictionRequests not served: said once, the eviction goes through pods/eviction, and so do all after it", async () => {
+    const { api, pods, lines } = await setup("eviction-api", { evictionRequests: true });
+    api.requestAnswer = {
+      kind: "not-served",
+      message: "404 from POST ...: the server could not find the requested resource",
+    };
+    const [a, b] = pods.activePods();
+    assert.ok(a !== undefined && b !== undefined);
+    await pods.kill(a, 20, STATUS, {}, "soft");
+    await pods.kill(b, 20, STATUS, {}, "soft");
+    assert.deepEqual(api.calls, ["request a", "evict a", "event a", "evict b", "event b"]);
+    assert.equal(lines.filter((l) => l.includes("does not serve EvictionRequests")).length, 1);
+  });
+
+  test("without --use-eviction-api there is no EvictionRequest: delete mode stays the kubelet's way", async () => {
+    const { api, pods } = await setup("delete", { evictionRequests: true });
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined);
+    await pods.kill(a, 20, STATUS, {}, "soft");
+    assert.deepEqual(api.calls, ["patch a", "event a", "delete a"]);
   });
 });
 

@@ -10,12 +10,29 @@
  * Failed itself once the containers have stopped.
  * A pod is evicted once: while its eviction is in flight it is not active, and it is "cleaned up"
  * when its object is removed from the API, which happens only after its containers stopped.
+ * Optionally, each pressure eviction is asked about first with a dry run, and a pod a
+ * PodDisruptionBudget protects is left for the next one (disruption-budget-preflight.ts); and in
+ * Eviction API mode a soft-threshold eviction can be an EvictionRequest (eviction-requester.ts).
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import type { ClockPort, FailedPodStatus, KillResult, LoggerPort, PodsPort, GcReport } from "../ports.js";
+import type {
+  ClockPort,
+  EvictionPreflight,
+  EvictionUrgency,
+  FailedPodStatus,
+  KillResult,
+  LoggerPort,
+  PodsPort,
+  GcReport,
+} from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
 import type { ClusterNodePort, PodEventContent, PodRef, WriteOutcome } from "./cluster-node-port.js";
+import { DisruptionBudgetPreflight } from "./disruption-budget-preflight.js";
+import { EvictionRequester } from "./eviction-requester.js";
+
+/** The reason of the Warning event on a pod evictd asked to evict through an EvictionRequest. */
+export const EVICTION_REQUESTED_EVENT_REASON = "EvictionRequested";
 
 export type EnforceMode = "shadow" | "delete" | "eviction-api";
 
@@ -28,6 +45,15 @@ export interface ClusterPodsOptions {
   /** Decodes a raw v1 Pod (API defaults applied); undefined when it does not decode. */
   readonly decode: (raw: unknown, issues: IssueList) => Pod | undefined;
   readonly newIssues: () => IssueList;
+  /**
+   * Enforce modes: before each pressure eviction, a dry run of the Eviction; a pod whose
+   * PodDisruptionBudget refuses it is reported and the next pod in the ranking considered.
+   */
+  readonly preflight?: boolean;
+  /** Told of every eviction a preflight refused (for a metric). */
+  readonly onPreflightRefused?: (pod: PodRef, reason: string) => void;
+  /** Eviction API mode: a soft-threshold eviction is an EvictionRequest where the API serves it. */
+  readonly evictionRequests?: boolean;
 }
 
 const NO_RECLAIM: GcReport = {
@@ -51,17 +77,51 @@ export class ClusterPods implements PodsPort {
   private readonly inFlight = new Set<string>();
   /** The raw pods the last activePods() call returned (what the synchronize saw). */
   private lastActiveRaw: unknown[] = [];
+  /** UIDs of the pods a preflight refused since the last activePods() call (this step). */
+  private readonly refusedThisStep = new Set<string>();
+  private readonly requester: EvictionRequester | undefined;
+  readonly preflight?: (
+    pod: Pod,
+    gracePeriodSeconds: number,
+    status: FailedPodStatus,
+  ) => Promise<EvictionPreflight>;
 
   constructor(options: ClusterPodsOptions) {
     this.o = options;
+    if (options.mode !== "shadow" && options.preflight === true) {
+      const budgets = new DisruptionBudgetPreflight({
+        api: options.api,
+        clock: options.clock,
+        log: options.log,
+        ...(options.onPreflightRefused !== undefined ? { onRefused: options.onPreflightRefused } : {}),
+      });
+      this.preflight = async (pod, gracePeriodSeconds, status) => {
+        const answer = await budgets.ask(pod, gracePeriodSeconds, status);
+        if (answer.verdict === "refused") this.refusedThisStep.add(pod.uid);
+        return answer;
+      };
+    }
+    this.requester =
+      options.mode === "eviction-api" && options.evictionRequests === true
+        ? new EvictionRequester(options.api, options.log)
+        : undefined;
   }
 
-  /** The raw objects behind the last activePods() answer, for the trace recorder. */
+  /**
+   * The raw objects behind the last activePods() answer, for the trace recorder, less the pods a
+   * preflight refused this step: the engine's last decision was made without them, and a replay of
+   * the trace makes it again only if they are not there for that step either.
+   */
   get activeRaw(): readonly unknown[] {
-    return this.lastActiveRaw;
+    if (this.refusedThisStep.size === 0) return this.lastActiveRaw;
+    return this.lastActiveRaw.filter((raw) => {
+      const uid = podIdentity(raw)?.uid;
+      return uid === undefined || !this.refusedThisStep.has(uid);
+    });
   }
 
   activePods(): readonly Pod[] {
+    this.refusedThisStep.clear();
     const out: Pod[] = [];
     const raws: unknown[] = [];
     for (const raw of this.o.pods.active()) {
@@ -101,6 +161,7 @@ export class ClusterPods implements PodsPort {
     gracePeriodSeconds: number,
     status: FailedPodStatus,
     annotations: Readonly<Record<string, string>> = {},
+    urgency: EvictionUrgency = "hard",
   ): Promise<KillResult> {
     const { api, log, clock, mode } = this.o;
     const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
@@ -120,6 +181,23 @@ export class ClusterPods implements PodsPort {
     this.inFlight.add(pod.uid);
     try {
       if (mode === "eviction-api") {
+        if (urgency === "soft" && this.requester?.served === true) {
+          const asked = await this.requester.request(ref);
+          if (asked.kind === "requested") {
+            const requested: PodEventContent = {
+              ...event,
+              reason: EVICTION_REQUESTED_EVENT_REASON,
+              message: `${status.message.trim()} Eviction requested through an EvictionRequest.`,
+            };
+            await this.note(api.createPodEvent(ref, requested), pod, "event");
+            return { terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+          }
+          if (asked.kind === "refused") {
+            if (asked.outcome.kind === "gone") return this.gone(pod);
+            this.check(asked.outcome, pod, "POST evictionrequests");
+          }
+          // Not served: through pods/eviction, as every eviction from now on.
+        }
         const evicted = await api.evictPod(ref, gracePeriodSeconds);
         this.check(evicted, pod, "POST pods/eviction");
         await this.note(api.createPodEvent(ref, event), pod, "event");
@@ -170,7 +248,10 @@ export class ClusterPods implements PodsPort {
     // Removed from the API: the kubelet has stopped its containers and reported it (a
     // deletionTimestamp says only that they were asked to stop).
     const done = this.o.pods.get(pod.uid) === undefined;
-    if (done) this.inFlight.delete(pod.uid);
+    if (done) {
+      this.inFlight.delete(pod.uid);
+      if (this.requester !== undefined) void this.requester.podGone(pod.uid);
+    }
     return Promise.resolve(done);
   }
 

@@ -20,6 +20,11 @@ export interface ClusterEvictionSettings {
   readonly warnings: readonly Issue[];
   /** Where the settings came from, for messages ("configz of node n1", or the file). */
   readonly origin: string;
+  /**
+   * True when `document` is the kubelet's own configz, what the node runs with: then its feature
+   * gates describe the node (a trace's environment reads them); a file given instead says nothing of it.
+   */
+  readonly fromConfigz?: boolean;
 }
 
 /**
@@ -59,5 +64,12 @@ export function evictionSettingsFromConfigz(
     issues.map((i) => ({ ...i, message: `${i.message} (in the ${origin})` }));
   const built = buildEvictionConfig({ config: document, flags });
   if (!built.ok) throw new InputError(locate(built.issues));
-  return { config: built.config, document, flags, warnings: locate(built.warnings), origin };
+  return {
+    config: built.config,
+    document,
+    flags,
+    warnings: locate(built.warnings),
+    origin,
+    fromConfigz: true,
+  };
 }

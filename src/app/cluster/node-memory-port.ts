@@ -4,6 +4,7 @@
  * interval ago. Figures are Summary `MemoryStats` objects (the kubelet's field names), stamped with
  * the time they were read.
  */
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import type { UnreadPods } from "../../core/rank/working-set-bounds.js";
 import type { StatsScope } from "../ports.js";
 
@@ -61,4 +62,11 @@ export interface NodeMemoryPort {
   readPods(uids: readonly string[]): ReadonlyMap<string, PodMemory>;
   /** The named pods' usage alone, as a memory wake reads it; those whose cgroup is gone left out. */
   readUsages(uids: readonly string[]): ReadonlyMap<string, PodMemory>;
+  /**
+   * The node's memory three ways, read now: the kubelet's formula, the kernel's MemAvailable and a
+   * working set with kernel memory in it (core/memory/node-memory-views.ts), for /status and
+   * `explain` to show beside `memory.available`; never an input to a decision. Undefined when
+   * they cannot be read; absent where the port cannot tell.
+   */
+  readNodeMemoryViews?(): NodeMemoryViewsReading | undefined;
 }

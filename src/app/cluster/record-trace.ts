@@ -11,6 +11,7 @@ import type { ClockPort, LoggerPort } from "../ports.js";
 import type { ClusterNodePort } from "./cluster-node-port.js";
 import type { ClusterEvictionSettings } from "./eviction-settings.js";
 import { NodePodSet } from "./node-pod-set.js";
+import { traceEnvironment } from "./trace-environment.js";
 import { TraceRecorder } from "./trace-recorder.js";
 
 export interface RecordOptions {
@@ -69,6 +70,7 @@ export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
         config: settings.document,
         flags: settings.flags,
         node,
+        ...traceEnvironment(node, settings),
         evictedPods: "remove",
         pods: podSet.active(),
         summaries: o.summaries ?? "lean",

@@ -95,6 +95,80 @@ describe("TraceRecorder", () => {
   });
 });
 
+describe("TraceRecorder: resized pods", () => {
+  /** Pod `a` as the API shows it: its spec asks `want`, the kubelet allocated `got`. */
+  const resizable = (
+    want: string,
+    got: string,
+    extra: { rv?: string; time?: string; restarts?: number } = {},
+  ): Record<string, unknown> => {
+    const time = extra.time ?? "2026-11-21T12:00:00Z";
+    return {
+      metadata: { name: "a", namespace: "ns", uid: "1", resourceVersion: extra.rv ?? "10" },
+      spec: { containers: [{ name: "c", resources: { requests: { memory: want } } }] },
+      status: {
+        phase: "Running",
+        conditions: [
+          {
+            type: "Ready",
+            status: "True",
+            lastTransitionTime: time,
+          },
+          ...(want !== got
+            ? [
+                {
+                  type: "PodResizePending",
+                  status: "True",
+                  reason: "Deferred",
+                  lastTransitionTime: time,
+                },
+              ]
+            : []),
+        ],
+        containerStatuses: [
+          {
+            name: "c",
+            restartCount: extra.restarts ?? 0,
+            allocatedResources: { memory: got },
+            state: { running: { startedAt: time } },
+          },
+        ],
+      },
+    };
+  };
+
+  function recordResizes(versions: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+    const lines: string[] = [];
+    const r = new TraceRecorder(
+      { start: START, config: {}, evictedPods: "remove", pods: [versions[0], pod("b", "2")] },
+      (l) => lines.push(l),
+    );
+    versions
+      .slice(1)
+      .forEach((v, i) => r.step({ now: START + i * 10_000, summary: {}, activePods: [v, pod("b", "2")] }));
+    return lines.slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  test("a resize between two steps is one updatePods entry, the pod's whole new object", () => {
+    const before = resizable("100Mi", "100Mi");
+    const asked = resizable("1Gi", "100Mi", { rv: "11" });
+    const allocated = resizable("1Gi", "1Gi", { rv: "12" });
+    const steps = recordResizes([before, before, asked, asked, allocated]);
+    assert.deepEqual(
+      steps.map((s) => s["updatePods"]),
+      [undefined, [asked], undefined, [allocated]],
+    );
+    assert.ok(steps.every((s) => s["addPods"] === undefined && s["removePods"] === undefined));
+  });
+
+  test("nothing when only times, versions and restart counts change", () => {
+    const v1 = resizable("1Gi", "100Mi");
+    const v2 = resizable("1Gi", "100Mi", { rv: "99", time: "2026-11-21T13:00:00Z", restarts: 3 });
+    const steps = recordResizes([v1, v1, v2, v2]);
+    assert.ok(steps.every((s) => s["updatePods"] === undefined));
+  });
+});
+
 describe("traceStepOf", () => {
   const sample = { raw: { node: { nodeName: "n1" } }, summary: {} };
   const outcome = (key: string, uid: string, killed: boolean): unknown => ({

@@ -1,17 +1,21 @@
 /**
  * Writes what a cluster node did as a replay scenario in the JSONL form (docs/replay-format.md):
- * a header line (start, the kubelet's configuration, the Node, the pods active at the start), then
+ * a header line (start, the kubelet's configuration, the Node, what is known of the node's
+ * environment, the pods active at the start), then
  * one line per sample: its time, the Summary (by default cut down to what the engine reads, see
- * core/summary/lean-summary; or exactly as the kubelet sent it), and the pods that arrived or left
- * since the previous line. Every line is complete when written, so a recording cut
- * short at any moment is still a valid scenario. Pure: lines go to a sink.
+ * core/summary/lean-summary; or exactly as the kubelet sent it), the pods that arrived or left
+ * since the previous line, and the active pods whose requests changed since (`updatePods`: an
+ * in-place resize, judged by pod-allocation-fingerprint). Every line is complete when written, so
+ * a recording cut short at any moment is still a valid scenario. Pure: lines go to a sink.
  */
+import type { NodeEnvironment } from "../../core/node/node-environment.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import { leanSummary } from "../../core/summary/lean-summary.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { LoopStep } from "../loop/eviction-loop.js";
 import { podIdentity } from "./node-pod-set.js";
+import { podAllocationFingerprint } from "./pod-allocation-fingerprint.js";
 
 export interface TraceHeader {
   /** Wall time of `at: 0s`, epoch ms. */
@@ -28,12 +32,15 @@ export interface TraceHeader {
   readonly evictedPods: "remove" | "keep";
   readonly pods: readonly unknown[];
   /**
-   * `lean` (default): each Summary as the engine reads it (a replay decides the same; a day of a
-   * 110-pod node is some 70 KiB a sample instead of 385); `full`: exactly as the kubelet sent it.
+   * `lean` (default): each Summary as the engine reads it, with its pressure and swap figures (a
+   * replay decides the same; a 110-pod node is some 70 KiB a sample instead of 385, 205 KiB with a
+   * 1.34+ kubelet's pressure figures); `full`: exactly as the kubelet sent it.
    */
   readonly summaries?: "lean" | "full";
   /** Where the figures come from, for a trace not recorded from a kubelet (docs/replay-format.md). */
   readonly source?: unknown;
+  /** What is known of the node (kubelet, kernel, runtime, cgroups, stats provider); informational. */
+  readonly environment?: NodeEnvironment;
 }
 
 export interface TraceStep {
@@ -55,8 +62,11 @@ export class TraceRecorder {
   private readonly sink: (line: string) => void;
   private readonly start: number;
   private readonly evictedPods: "remove" | "keep";
-  /** uid → namespace/name of the pods the replay will have active after the last line. */
-  private readonly active = new Map<string, string>();
+  /**
+   * uid → namespace/name of the pods the replay will have active after the last line, and the
+   * fingerprint of the version of each it was last given (header, addPods or updatePods).
+   */
+  private readonly active = new Map<string, { key: string; fingerprint: string }>();
   private lastAtMs = -1;
   private count = 0;
   private readonly shape: (summary: unknown) => unknown;
@@ -69,7 +79,8 @@ export class TraceRecorder {
     const pods = header.pods.filter((p) => podIdentity(p) !== undefined);
     for (const p of pods) {
       const id = podIdentity(p);
-      if (id !== undefined) this.active.set(id.uid, id.key);
+      if (id !== undefined)
+        this.active.set(id.uid, { key: id.key, fingerprint: podAllocationFingerprint(p) });
     }
     sink(
       toExactJson({
@@ -77,6 +88,7 @@ export class TraceRecorder {
         config: header.config,
         ...(header.flags !== undefined && header.flags.length > 0 ? { flags: header.flags } : {}),
         ...(header.node !== undefined ? { node: header.node } : {}),
+        ...(header.environment !== undefined ? { environment: header.environment } : {}),
         evictedPods: header.evictedPods,
         ...(header.source !== undefined ? { source: header.source } : {}),
         pods,
@@ -99,18 +111,21 @@ export class TraceRecorder {
       if (id !== undefined) current.set(id.uid, { key: id.key, raw });
     }
     const removePods: string[] = [];
-    for (const [uid, key] of this.active) {
+    for (const [uid, { key }] of this.active) {
       if (!current.has(uid)) {
         removePods.push(key);
         this.active.delete(uid);
       }
     }
     const addPods: unknown[] = [];
+    const updatePods: unknown[] = [];
     for (const [uid, p] of current) {
-      if (!this.active.has(uid)) {
-        addPods.push(p.raw);
-        this.active.set(uid, p.key);
-      }
+      const known = this.active.get(uid);
+      const fingerprint = podAllocationFingerprint(p.raw);
+      if (known === undefined) addPods.push(p.raw);
+      else if (known.fingerprint !== fingerprint) updatePods.push(p.raw);
+      else continue;
+      this.active.set(uid, { key: p.key, fingerprint });
     }
     this.sink(
       toExactJson({
@@ -119,6 +134,7 @@ export class TraceRecorder {
         ...(s.afterReclaim !== undefined ? { afterReclaim: this.shape(s.afterReclaim) } : {}),
         ...(removePods.length > 0 ? { removePods } : {}),
         ...(addPods.length > 0 ? { addPods } : {}),
+        ...(updatePods.length > 0 ? { updatePods } : {}),
         ...(s.killFailures !== undefined && s.killFailures.length > 0
           ? { killFailures: s.killFailures }
           : {}),

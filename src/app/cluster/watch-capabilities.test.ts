@@ -31,3 +31,11 @@ test("--stats cgroups: the node-local lines replace the 'no kernel notifications
   assert.equal(c[3], "kernel notifications on X");
   assert.ok(!c.some((l) => l.startsWith("no kernel notifications")));
 });
+
+test("the preflight and EvictionRequests are said when on, and only then", () => {
+  const off = watchCapabilities({ ...base, mode: "eviction-api" });
+  assert.ok(!off.some((l) => /dry run|EvictionRequest/.test(l)));
+  const on = watchCapabilities({ ...base, mode: "eviction-api", preflight: true, evictionRequests: true });
+  assert.ok(on.some((l) => /^each eviction is first sent as a dry run/.test(l)));
+  assert.ok(on.some((l) => /^soft-threshold evictions are EvictionRequests/.test(l)));
+});

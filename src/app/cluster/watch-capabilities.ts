@@ -16,6 +16,10 @@ export interface WatchCapabilitiesInput {
   readonly intervalMs: number;
   /** `--stats cgroups`: what the node-local memory source and its kernel notifications are. */
   readonly nodeLocal?: readonly string[];
+  /** Each pressure eviction is preflighted with a dry run (PodDisruptionBudgets). */
+  readonly preflight?: boolean;
+  /** Soft-threshold evictions are EvictionRequests where the API serves them. */
+  readonly evictionRequests?: boolean;
 }
 
 /** One sentence per capability or limit, for /status and the log. */
@@ -32,5 +36,15 @@ export function watchCapabilities(o: WatchCapabilitiesInput): string[] {
       `no kernel notifications from outside the node: the loop runs every ${o.intervalMs / 1000}s`,
     ]),
     "node-level reclaim (container and image garbage collection) is left to the kubelet",
+    ...(o.preflight === true
+      ? [
+          "each eviction is first sent as a dry run: a pod its PodDisruptionBudget protects is reported and the next pod in the ranking goes (the kubelet consults no budget)",
+        ]
+      : []),
+    ...(o.evictionRequests === true
+      ? [
+          "soft-threshold evictions are EvictionRequests (lifecycle.k8s.io/v1alpha1) where the API server serves them, else through pods/eviction; hard ones always through pods/eviction",
+        ]
+      : []),
   ];
 }

@@ -18,6 +18,7 @@ import {
 } from "./import-queries.js";
 import { figureSources, type FigureSources, type SeriesCoverage } from "./import-source.js";
 import { NodeSampleBuilder, type SeriesKind } from "./node-sample-builder.js";
+import { nodeInfoEnvironment } from "./node-info-environment.js";
 import { BUILT_IN_PRIORITY_CLASSES } from "./pod-from-metrics.js";
 import type { PrometheusPort, PrometheusSeries } from "./prometheus-port.js";
 
@@ -117,6 +118,12 @@ export async function importPrometheus(o: ImportOptions): Promise<ImportResult> 
     requests: (await any(podSeries.requests)) || (await any(podSeries.limits)),
   };
   const figures = figureSources(coverage);
+  // The node's versions, for the header's environment: one look at its kube_node_info labels.
+  const nodeInfo = nodeInfoEnvironment(await o.prometheus.series(q.nodeInfo, o.fromMs, o.toMs, o.signal));
+  for (const a of nodeInfo.ambiguous)
+    o.warn(
+      `kube_node_info shows several ${a.label} values ${range} (${a.values.join(", ")}): the trace's environment leaves it out`,
+    );
   for (const [signal, f] of Object.entries(figures))
     if (f.source === "missing" && !signal.startsWith("pod "))
       o.warn(`${signal}: ${f.from}; the replay sees no such signal`);
@@ -213,6 +220,7 @@ export async function importPrometheus(o: ImportOptions): Promise<ImportResult> 
             start: o.fromMs,
             config: o.config,
             node: nodeOf(o.node, sample.summary),
+            ...(nodeInfo.environment !== undefined ? { environment: nodeInfo.environment } : {}),
             source: sourceHeader(o, lookbackMs, scrapeIntervalMs, figures),
             evictedPods: "remove",
             pods: sample.activePods,

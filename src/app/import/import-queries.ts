@@ -2,7 +2,8 @@
  * The series an import reads, as the exporters every Prometheus-monitored cluster runs expose them
  * (docs/prometheus-import.md has the table): cAdvisor through the kubelet (the node's, the pods
  * cgroup's, each pod's and container's memory), node-exporter (filesystems, processes) and
- * kube-state-metrics (which pods, their requests, limits, QoS, priority class and phase).
+ * kube-state-metrics (which pods, their requests, limits, QoS, priority class and phase; the
+ * node's kubelet, kernel, OS image and runtime versions).
  *
  * Only plain selectors: the import wants raw samples, so that it can place each at the step it was
  * scraped for, and a function (rate, max...) would resample them.
@@ -44,6 +45,8 @@ export interface ImportSelectors {
   readonly pids: string;
   readonly pidMax: string;
   readonly podInfo: string;
+  /** kube-state-metrics' Node labels (kubelet, kernel, OS image, runtime): the trace's environment. */
+  readonly nodeInfo: string;
 }
 
 export function importSelectors(o: ImportSelectorOptions): ImportSelectors {
@@ -66,6 +69,7 @@ export function importSelectors(o: ImportSelectorOptions): ImportSelectors {
     pids: `node_processes_pids{${exporter}}`,
     pidMax: `node_processes_max_processes{${exporter}}`,
     podInfo: `kube_pod_info{node=${promString(o.node)}}`,
+    nodeInfo: `kube_node_info{node=${promString(o.node)}}`,
   };
 }
 

@@ -8,6 +8,8 @@ import { decodePodList } from "../../core/pod/decode-pod.js";
 import { EvictionLoop, type EvictionLoopOptions, type LoopStep } from "./eviction-loop.js";
 import type {
   ClockPort,
+  EvictionPreflight,
+  EvictionUrgency,
   FailedPodStatus,
   KillResult,
   PodsPort,
@@ -261,6 +263,113 @@ describe("EvictionLoop", () => {
         );
       else assert.equal(syncs, wakes - 1, "one synchronize per wake");
     }
+  });
+
+  describe("a preflight that refuses an eviction (a PodDisruptionBudget)", () => {
+    const fourPods = (): Pod[] => [
+      ...pods(),
+      ...decodePodList(
+        [{ metadata: { name: "d" }, spec: { containers: [{ name: "c" }] } }],
+        "pods",
+        new IssueList(),
+      ),
+    ];
+    /** A node whose preflight refuses the pods named in `protectedPods`, and records what it was asked. */
+    class GuardedNode extends FakeNode {
+      readonly asked: string[] = [];
+      readonly urgencies: (EvictionUrgency | undefined)[] = [];
+      readonly protectedPods: readonly string[];
+      constructor(clock: ManualClock, protectedPods: readonly string[], onNode = fourPods()) {
+        super(onNode, clock);
+        this.protectedPods = protectedPods;
+      }
+      override kill(
+        pod: Pod,
+        grace: number,
+        status: FailedPodStatus,
+        _annotations?: Readonly<Record<string, string>>,
+        urgency?: EvictionUrgency,
+      ): Promise<KillResult> {
+        this.urgencies.push(urgency);
+        return super.kill(pod, grace, status);
+      }
+      preflight(pod: Pod): Promise<EvictionPreflight> {
+        this.asked.push(pod.name);
+        return Promise.resolve(
+          this.protectedPods.includes(pod.name)
+            ? { verdict: "refused", reason: `budget of ${pod.name}` }
+            : { verdict: "allowed" },
+        );
+      }
+    }
+    const guarded = (clock: ManualClock, protectedPods: readonly string[], onNode?: Pod[]) => {
+      const node = new GuardedNode(clock, protectedPods, onNode);
+      return { node, asked: node.asked, urgencies: node.urgencies, pods: node };
+    };
+
+    test("the refused pod is left out and the next pod of the engine's ranking goes, for the same threshold", async () => {
+      const clock = new ManualClock();
+      const { node, asked, urgencies, pods: guardedPods } = guarded(clock, ["d"]);
+      const loop = loopOn(node, clock, [], { pods: guardedPods });
+      const step = await loop.runOnce(timerWake(clock));
+      // d holds the most memory and ranks first; c is next.
+      assert.deepEqual(asked, ["d", "c"]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/c"],
+      );
+      assert.deepEqual(urgencies, ["hard"]);
+      assert.deepEqual(
+        step.refusedByPreflight?.map((r) => [r.eviction.pod.key, r.eviction.signal, r.reason]),
+        [["default/d", "memory.available", "budget of d"]],
+      );
+      assert.deepEqual(
+        step.report.evictions.map((e) => e.pod.key),
+        ["default/c"],
+      );
+      assert.match(step.report.evictions[0]?.message ?? "", /^The node was low on resource: memory\./);
+      assert.ok(!(step.report.ranking ?? []).some((p) => p.key === "default/d"), "decided without it");
+      assert.equal(step.evictions[0]?.eviction.pod.key, "default/c");
+    });
+
+    test("every pod refused: nothing is evicted, and each pod was asked once", async () => {
+      const clock = new ManualClock();
+      const { node, asked, pods: guardedPods } = guarded(clock, ["a", "b", "c", "d"]);
+      const loop = loopOn(node, clock, [], { pods: guardedPods });
+      const step = await loop.runOnce(timerWake(clock));
+      assert.deepEqual(asked, ["d", "c", "b", "a"]);
+      assert.deepEqual(node.killed, []);
+      assert.equal(step.evictions.length, 0);
+      assert.equal(step.refusedByPreflight?.length, 4);
+    });
+
+    test("a soft threshold's eviction is killed as soft, a hard one's as hard", async () => {
+      const soft = buildEvictionConfig({
+        config: {
+          apiVersion: "kubelet.config.k8s.io/v1beta1",
+          kind: "KubeletConfiguration",
+          evictionSoft: { "memory.available": "500Mi" },
+          evictionSoftGracePeriod: { "memory.available": "1s" },
+          evictionMaxPodGracePeriod: 20,
+        },
+      });
+      assert.ok(soft.ok);
+      // Three pods: 124Mi available, under the soft 500Mi and above the default hard 100Mi.
+      const clock = new ManualClock();
+      const { node, urgencies, pods: guardedPods } = guarded(clock, [], pods());
+      const softLoop = loopOn(node, clock, [], { pods: guardedPods, config: soft.config });
+      await softLoop.runOnce(timerWake(clock));
+      clock.t += 2000;
+      await softLoop.runOnce(timerWake(clock));
+      assert.deepEqual(urgencies, ["soft"]);
+      // Four pods: below the hard threshold as well, which decides.
+      const hardClock = new ManualClock();
+      const hard = guarded(hardClock, []);
+      await loopOn(hard.node, hardClock, [], { pods: hard.pods, config: soft.config }).runOnce(
+        timerWake(hardClock),
+      );
+      assert.deepEqual(hard.urgencies, ["hard"]);
+    });
   });
 
   test("cleanup wait is bounded", async () => {

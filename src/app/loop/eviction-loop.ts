@@ -10,6 +10,7 @@ import type {
   EngineState,
   Eviction,
   ReclaimFunction,
+  ReclaimOutcome,
   SyncReport,
   SyncResult,
 } from "../../core/engine/types.js";
@@ -17,6 +18,7 @@ import type { EvictionConfig, FilesystemLayout, NodeSummary, Threshold } from ".
 import { podsLackingWorkingSet } from "../../core/rank/working-set-bounds.js";
 import type {
   ClockPort,
+  EvictionUrgency,
   FailedPodStatus,
   KillResult,
   LoggerPort,
@@ -27,7 +29,8 @@ import type {
   Wake,
   WakePort,
 } from "../ports.js";
-import { pickOnBounds } from "./bounded-memory-pick.js";
+import { pickOnBounds, type BoundedPick } from "./bounded-memory-pick.js";
+import { firstEvictionAllowed, type RefusedEviction } from "./eviction-preflight.js";
 
 /** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
@@ -79,6 +82,11 @@ export interface LoopStep {
   readonly afterReclaim?: StatsSample;
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcome[];
+  /**
+   * Pods the engine picked whose eviction a preflight said would be refused (a PodDisruptionBudget),
+   * in ranking order: `report` is the decision made without them.
+   */
+  readonly refusedByPreflight?: readonly RefusedEviction[];
   readonly state: EngineState;
   /** The clock when the engine had decided (before the kills): when its observations were taken in. */
   readonly decidedAt: number;
@@ -138,27 +146,38 @@ export class EvictionLoop {
     }
     const t1 = clock.elapsed?.();
     const activePods = pods.activePods();
+    // Pods whose eviction a preflight refused this step: the engine decides again without them.
+    let leftOut: ReadonlySet<string> = new Set();
     const decide = (summary: NodeSummary | undefined): SyncResult =>
-      synchronize(config, before, { now, summary, activePods, layout: this.o.layout });
+      synchronize(config, before, {
+        now,
+        summary,
+        activePods: leftOut.size === 0 ? activePods : activePods.filter((p) => !leftOut.has(p.uid)),
+        layout: this.o.layout,
+      });
     let result: SyncResult;
     let bounded = false;
     const readPods = stats.refreshPods?.bind(stats);
-    if (scope === "memory" && sample !== undefined && readPods !== undefined) {
-      // Usage alone was read for each pod: the picked pods are read in full until the pick is the
-      // one a complete read would make (bounded-memory-pick.ts).
-      const pick = await pickOnBounds(sample, {
-        decide,
-        readPods: async (s, uids) => {
-          try {
-            return await readPods(s, uids);
-          } catch (e) {
-            log.warn({ err: String(e) }, "Eviction manager: cannot read the picked pods' memory");
-            return undefined;
-          }
-        },
-        readAll: () => this.readAll(),
-      });
-      ({ sample, result, bounded } = pick);
+    // Usage alone was read for each pod: the picked pods are read in full until the pick is the
+    // one a complete read would make (bounded-memory-pick.ts).
+    const pickBounded =
+      readPods === undefined
+        ? undefined
+        : (from: StatsSample): Promise<BoundedPick> =>
+            pickOnBounds(from, {
+              decide,
+              readPods: async (s, uids) => {
+                try {
+                  return await readPods(s, uids);
+                } catch (e) {
+                  log.warn({ err: String(e) }, "Eviction manager: cannot read the picked pods' memory");
+                  return undefined;
+                }
+              },
+              readAll: () => this.readAll(),
+            });
+    if (scope === "memory" && sample !== undefined && pickBounded !== undefined) {
+      ({ sample, result, bounded } = await pickBounded(sample));
     } else {
       result = decide(sample?.summary);
     }
@@ -172,6 +191,7 @@ export class EvictionLoop {
     }
     let report: SyncReport;
     let afterReclaim: StatsSample | undefined;
+    let reclaimOutcome: ReclaimOutcome | undefined;
     if (result.kind === "reclaim") {
       const errors: Partial<Record<ReclaimFunction, string>> = {};
       for (const fn of result.functions) {
@@ -192,17 +212,48 @@ export class EvictionLoop {
         log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats after resource reclaim");
       }
       afterReclaim = after;
-      const resumed = result.resume({ summary: after?.summary, errors });
+      reclaimOutcome = { summary: after?.summary, errors };
+      const resumed = result.resume(reclaimOutcome);
       this.state = resumed.state;
       report = resumed.report;
     } else {
       this.state = result.state;
       report = result.report;
     }
+    let refusedByPreflight: readonly RefusedEviction[] = [];
+    const preflight = pods.preflight?.bind(pods);
+    if (preflight !== undefined && report.evictions.length > 0) {
+      const checked = await firstEvictionAllowed(report, {
+        preflight: (e) =>
+          preflight(e.pod, effectiveGracePeriod(e.gracePeriodSeconds, e.pod), evictedStatus(e)),
+        decideWithout: async (refused) => {
+          leftOut = refused;
+          if (reclaimOutcome !== undefined) {
+            // Node-level reclaim already ran: its outcome resumes the new decision as it did the first.
+            const again = decide(sample?.summary);
+            const settled = again.kind === "done" ? again : again.resume(reclaimOutcome);
+            this.state = settled.state;
+            return settled.report;
+          }
+          if (bounded && sample !== undefined && pickBounded !== undefined) {
+            ({ sample, result, bounded } = await pickBounded(sample));
+          } else {
+            result = decide(sample?.summary);
+          }
+          // Without reclaim the first time, none now: the thresholds and the sample are the same.
+          const settled = result.kind === "done" ? result : result.resume({ summary: undefined });
+          this.state = settled.state;
+          return settled.report;
+        },
+      });
+      report = checked.report;
+      refusedByPreflight = checked.refused;
+    }
     const t2 = clock.elapsed?.();
     const decidedAt = clock.now();
     const evictions: EvictionOutcome[] = [];
-    for (const eviction of report.evictions) evictions.push(await this.evict(eviction, wake));
+    for (const eviction of report.evictions)
+      evictions.push(await this.evict(eviction, wake, evictionUrgency(report, eviction)));
     this.noteSignalsBelow(report, now);
     const t3 = clock.elapsed?.();
     // After reclaim the engine decided from a second read; that path is not decided twice.
@@ -228,6 +279,7 @@ export class EvictionLoop {
       ...(afterReclaim !== undefined ? { afterReclaim } : {}),
       report,
       evictions,
+      ...(refusedByPreflight.length > 0 ? { refusedByPreflight } : {}),
       state: this.state,
       decidedAt,
       ...(t0 !== undefined && t1 !== undefined && t2 !== undefined && t3 !== undefined
@@ -317,7 +369,7 @@ export class EvictionLoop {
     }
   }
 
-  private async evict(eviction: Eviction, wake: Wake): Promise<EvictionOutcome> {
+  private async evict(eviction: Eviction, wake: Wake, urgency: EvictionUrgency): Promise<EvictionOutcome> {
     const effective = effectiveGracePeriod(eviction.gracePeriodSeconds, eviction.pod);
     try {
       const kill = await this.o.pods.kill(
@@ -325,6 +377,7 @@ export class EvictionLoop {
         effective,
         evictedStatus(eviction),
         eviction.annotations,
+        urgency,
       );
       const lastBelowAt = Math.max(
         wake.lastBelowAt ?? -Infinity,
@@ -404,6 +457,17 @@ function pickedOnFreshFigures(scope: StatsScope, report: SyncReport): boolean {
 }
 
 const MEMORY_SIGNALS: ReadonlySet<string> = new Set(["memory.available", "allocatableMemory.available"]);
+
+/**
+ * A pressure eviction for a soft threshold (the kubelet's `isHardEvictionThreshold` is a grace
+ * period of 0) is `soft`; one for a hard threshold, and a pod over its own local-storage limit
+ * (evicted at once upstream), are `hard`.
+ */
+function evictionUrgency(report: SyncReport, eviction: Eviction): EvictionUrgency {
+  const soft =
+    eviction.kind === "pressure" && report.actedOn !== undefined && report.actedOn.gracePeriodMs !== 0;
+  return soft ? "soft" : "hard";
+}
 
 /** The status an evicted pod is left with: phase Failed, reason Evicted, the engine's message and condition. */
 function evictedStatus(eviction: Eviction): FailedPodStatus {

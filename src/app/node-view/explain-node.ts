@@ -12,7 +12,7 @@ import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js"
 import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { NODE_CONDITIONS } from "../../core/signals.js";
-import { buildStatusView, type SignalView } from "./status-view.js";
+import { buildStatusView, type AllocationView, type SignalView } from "./status-view.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { PodStatusView } from "./snapshot.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
@@ -25,6 +25,7 @@ import type { ClockPort, StatsSample } from "../ports.js";
 import { podStatusView } from "./pod-status-view.js";
 import { apiPodInfo, withNodeLocalMemory } from "../cluster/node-local-summary.js";
 import type { NodeMemoryPort } from "../cluster/node-memory-port.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 
 export interface ExplainInput {
   readonly nodeName: string;
@@ -36,6 +37,8 @@ export interface ExplainInput {
   readonly node: unknown;
   readonly pods: readonly unknown[];
   readonly decodePod: (raw: unknown, issues: IssueList) => Pod | undefined;
+  /** The node's memory three ways, read with the sample (`--stats cgroups`): shown beside memory.available. */
+  readonly nodeMemoryViews?: NodeMemoryViewsReading;
 }
 
 export interface NodeExplanation {
@@ -70,7 +73,10 @@ export interface NodeExplanation {
       readonly place: number;
       readonly pod: string;
       readonly critical: boolean;
+      /** Includes, for a pod ranked by an allocated request its spec no longer asks, both requests. */
       readonly reason: string;
+      /** Present when the pod's allocated request differs from its spec's (in-place resize). */
+      readonly allocation?: AllocationView;
     }[];
   } | null;
   /** Pods that could not be read (with the reason), left out of the ranking. */
@@ -135,6 +141,7 @@ export function explainNode(input: ExplainInput): NodeExplanation {
     capabilities: [],
     conditions: ran.state.nodeConditions,
     lastReport: report,
+    ...(input.nodeMemoryViews !== undefined ? { nodeMemoryViews: input.nodeMemoryViews } : {}),
     pods: views,
     ...(ranking !== undefined ? { ranking } : {}),
     evictions: [],
@@ -185,20 +192,18 @@ export async function explainClusterNode(o: ExplainClusterNodeOptions): Promise<
     const info = apiPodInfo(p);
     return info === undefined ? [] : [info];
   });
+  let nodeMemoryViews: NodeMemoryViewsReading | undefined;
   const stats = summaryStatsPort({
-    read: () =>
-      Promise.resolve(
-        memory === undefined
-          ? summary
-          : withNodeLocalMemory(
-              summary,
-              memory.read(
-                "all",
-                infos.map((i) => i.uid),
-              ),
-              infos,
-            ),
-      ),
+    read: () => {
+      if (memory === undefined) return Promise.resolve(summary);
+      const local = memory.read(
+        "all",
+        infos.map((i) => i.uid),
+      );
+      // The three views of the node's memory, read right after the figures the engine decides on.
+      nodeMemoryViews = memory.readNodeMemoryViews?.();
+      return Promise.resolve(withNodeLocalMemory(summary, local, infos));
+    },
     source: api.describe,
     clock: o.clock,
   });
@@ -215,5 +220,6 @@ export async function explainClusterNode(o: ExplainClusterNodeOptions): Promise<
     node,
     pods: pods.items,
     decodePod: (raw, podIssues) => decodePod(raw, "pod", podIssues),
+    ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
   });
 }

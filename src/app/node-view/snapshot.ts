@@ -7,6 +7,7 @@ import type { ReportData } from "../report/report-data.js";
 import type { Issue } from "../../core/issues.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import type { EvictionConfig, NodeCondition, Pod, Signal } from "../../core/model.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import type { RankExplanation } from "../../core/rank/explain-ranking.js";
 
 /** A pod's status as the daemon reports (and persists) it, with the kubelet's field meanings. */
@@ -59,6 +60,12 @@ export interface DaemonSnapshot {
   readonly lastReport?: SyncReport;
   /** The raw Summary API object of the last sample (served at /stats/summary). */
   readonly summary?: unknown;
+  /**
+   * The node's memory three ways (the kubelet's formula, the kernel's MemAvailable, with kernel
+   * memory), read when the snapshot was taken: evictd's additions, shown beside `memory.available`
+   * and never decided on. Absent where nothing reads them (the Summary API alone, no cgroups).
+   */
+  readonly nodeMemoryViews?: NodeMemoryViewsReading;
   readonly pods: readonly PodStatusView[];
   /** Who goes next, per signal currently met (or the memory ranking when none is met). */
   readonly ranking?: { readonly signal: Signal; readonly order: readonly RankExplanation[] };

@@ -8,6 +8,8 @@ import type { Pod, Signal, Threshold } from "../../core/model.js";
 import { parseNodeSpec, type NodeSpec } from "../../core/node/node-spec.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { buildStatusView, RECENT_EVICTIONS } from "./status-view.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
+import { EVICTD_ADDITIONS_NOTE } from "./node-memory-views-view.js";
 
 const Mi = 1024n * 1024n;
 const Gi = 1024n * Mi;
@@ -325,5 +327,79 @@ describe("buildStatusView", () => {
 
   test("an IPv6 listen address is bracketed", () => {
     assert.equal(buildStatusView(snapshot({ node: nodeSpec("[::1]:0") })).node.listen, "[::1]:0");
+  });
+
+  test("memory.available carries the node's memory three ways, labelled as evictd's additions", () => {
+    const reading: NodeMemoryViewsReading = {
+      at: T0 - 200,
+      source: "the root cgroup's /sys/fs/cgroup/memory.stat and /proc/meminfo",
+      views: {
+        capacityBytes: 2n * Gi,
+        kubelet: { usageFrom: "anon + file", workingSetBytes: 1792n * Mi, availableBytes: 256n * Mi },
+        kernelAvailable: { availableBytes: 300n * Mi },
+        withKernelMemory: {
+          kernelMemoryBytes: 64n * Mi,
+          kernelMemoryFrom: "kernel + sock",
+          alreadyInKubeletFigure: false,
+          workingSetBytes: 1856n * Mi,
+          availableBytes: 192n * Mi,
+        },
+      },
+    };
+    const v = buildStatusView(snapshot({ nodeMemoryViews: reading }));
+    const memory = v.signals.find((s) => s.signal === "memory.available");
+    assert.equal(memory?.available, "250Mi", "the signal stays the engine's observation");
+    assert.deepEqual(memory?.evictdAdditions, {
+      note: EVICTD_ADDITIONS_NOTE,
+      time: "2025-01-01T11:59:59.8Z",
+      source: "the root cgroup's /sys/fs/cgroup/memory.stat and /proc/meminfo",
+      capacity: "2Gi",
+      kubelet: {
+        available: "256Mi",
+        workingSet: "1792Mi",
+        formula: "capacity − (anon + file − inactive_file)",
+      },
+      kernelAvailable: { available: "300Mi", formula: "MemAvailable of /proc/meminfo (machine-wide)" },
+      withKernelMemory: {
+        available: "192Mi",
+        workingSet: "1856Mi",
+        kernelMemory: "64Mi",
+        formula: "capacity − (anon + file − inactive_file + kernel + sock)",
+        alreadyInKubeletFigure: false,
+      },
+    });
+    assert.match(EVICTD_ADDITIONS_NOTE, /evictd's additions.*never used for decisions/);
+    for (const s of v.signals)
+      if (s.signal !== "memory.available") assert.equal(s.evictdAdditions, undefined);
+    // Without a reading (the Summary API alone) there is nothing to add.
+    const plain = buildStatusView(snapshot()).signals.find((s) => s.signal === "memory.available");
+    assert.equal(plain?.evictdAdditions, undefined);
+  });
+
+  test("a node cgroup whose usage counts kernel memory: the third view is the kubelet's, and says so", () => {
+    const reading: NodeMemoryViewsReading = {
+      at: T0,
+      source: "evictd's node cgroup",
+      views: {
+        capacityBytes: 2n * Gi,
+        kubelet: { usageFrom: "memory.current", workingSetBytes: Gi, availableBytes: Gi },
+        withKernelMemory: {
+          kernelMemoryBytes: 8n * Mi,
+          kernelMemoryFrom: "kernel + sock",
+          alreadyInKubeletFigure: true,
+          workingSetBytes: Gi,
+          availableBytes: Gi,
+        },
+      },
+    };
+    const memory = buildStatusView(snapshot({ nodeMemoryViews: reading })).signals[0];
+    assert.equal(memory?.evictdAdditions?.kernelAvailable, undefined, "no MemAvailable: left out");
+    assert.deepEqual(memory?.evictdAdditions?.withKernelMemory, {
+      available: "1Gi",
+      workingSet: "1Gi",
+      kernelMemory: "8Mi",
+      formula: "the kubelet's figure: memory.current already counts kernel memory (kernel + sock)",
+      alreadyInKubeletFigure: true,
+    });
   });
 });

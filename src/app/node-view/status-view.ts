@@ -10,8 +10,10 @@ import { formatDurationMs } from "../../core/time/duration.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 import type { Signal, Threshold } from "../../core/model.js";
+import type { RequestAllocation } from "../../core/pod/desired-resources.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { ALL_SIGNALS, NODE_CONDITIONS, SIGNALS } from "../../core/signals.js";
+import { nodeMemoryViewsView, type NodeMemoryViewsView } from "./node-memory-views-view.js";
 
 /** How many evictions /status lists (the decision log keeps them all). */
 export const RECENT_EVICTIONS = 20;
@@ -31,12 +33,29 @@ export interface ThresholdView {
   readonly state: ThresholdState;
 }
 
+/**
+ * A pod ranked by an allocated request other than the one its spec asks (in-place resize): both
+ * requests as quantities, and where the resize stands when the pod's status says.
+ */
+export interface AllocationView {
+  readonly resource: string;
+  readonly allocated: string;
+  readonly desired: string;
+  readonly resize?: { readonly state: string; readonly message?: string };
+}
+
 export interface SignalView {
   readonly signal: Signal;
   readonly available?: string;
   readonly capacity?: string;
   readonly time?: string;
   readonly thresholds: readonly ThresholdView[];
+  /**
+   * `memory.available` only, where the node's memory files are read: the kernel's MemAvailable and
+   * a working set with kernel memory beside the kubelet's formula, labelled as evictd's additions
+   * (never used for decisions).
+   */
+  readonly evictdAdditions?: NodeMemoryViewsView;
 }
 
 export interface StatusView {
@@ -66,6 +85,7 @@ export interface StatusView {
       readonly pod: string;
       readonly critical: boolean;
       readonly reason: string;
+      readonly allocation?: AllocationView;
     }[];
   } | null;
   /** Newest first, at most RECENT_EVICTIONS. */
@@ -139,7 +159,11 @@ function signalViews(s: DaemonSnapshot): SignalView[] {
   for (const signal of ALL_SIGNALS) {
     const o = observations?.get(signal);
     const mine = thresholds.filter((t) => t.signal === signal);
-    if (o === undefined && mine.length === 0) continue;
+    const additions =
+      signal === "memory.available" && s.nodeMemoryViews !== undefined
+        ? nodeMemoryViewsView(s.nodeMemoryViews)
+        : undefined;
+    if (o === undefined && mine.length === 0 && additions === undefined) continue;
     out.push({
       signal,
       ...(o !== undefined
@@ -147,6 +171,7 @@ function signalViews(s: DaemonSnapshot): SignalView[] {
         : {}),
       ...(o?.time !== undefined ? { time: formatRfc3339Ms(o.time) } : {}),
       thresholds: mine.map((t) => thresholdView(t, o?.capacity, s.lastReport, s.now)),
+      ...(additions !== undefined ? { evictdAdditions: additions } : {}),
     });
   }
   return out;
@@ -176,6 +201,15 @@ function evictionView(e: EvictionRecord): Record<string, unknown> {
     ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}),
     ...(e.sinceBelowMs !== undefined ? { sinceBelowMs: e.sinceBelowMs } : {}),
     message: e.message,
+  };
+}
+
+function allocationView(a: RequestAllocation): AllocationView {
+  return {
+    resource: a.resource,
+    allocated: formatQuantity(a.allocated),
+    desired: formatQuantity(a.desired),
+    ...(a.resize !== undefined ? { resize: a.resize } : {}),
   };
 }
 
@@ -217,6 +251,7 @@ export function buildStatusView(s: DaemonSnapshot): StatusView {
               pod: e.pod.key,
               critical: e.critical,
               reason: e.reason,
+              ...(e.allocation !== undefined ? { allocation: allocationView(e.allocation) } : {}),
             })),
           },
     recentEvictions: s.evictions.slice(-RECENT_EVICTIONS).reverse().map(evictionView),

@@ -88,3 +88,73 @@ describe("Replayer", () => {
     assert.deepEqual(seen, ["dedicated"]);
   });
 });
+
+describe("updatePods (an in-place resize seen while recording)", () => {
+  const pod = (name: string, memory: string, allocated?: string): string =>
+    `{metadata: {name: ${name}, uid: u-${name}}, spec: {containers: [{name: app, resources: {requests: {memory: ${memory}}}}]}` +
+    (allocated !== undefined
+      ? `, status: {phase: Running, containerStatuses: [{name: app, allocatedResources: {memory: ${allocated}}}]}}`
+      : "}");
+  // 500Mi available under a 1Gi threshold; both pods use 300Mi.
+  const summary = `{node: {memory: {availableBytes: 524288000, workingSetBytes: 3221225472}}, pods: [
+      {podRef: {name: a, namespace: default, uid: u-a}, memory: {workingSetBytes: 314572800}},
+      {podRef: {name: b, namespace: default, uid: u-b}, memory: {workingSetBytes: 314572800}}]}`;
+  const scenario = (update: string): string =>
+    [
+      "config: {evictionHard: {memory.available: 1Gi}}",
+      "evictedPods: keep",
+      `pods: [${pod("a", "100Mi")}, ${pod("b", "400Mi")}]`,
+      "steps:",
+      `  - at: 0s\n    summary: ${summary}`,
+      `  - at: 10s\n    summary: ${summary}\n    updatePods: [${update}]`,
+      `  - at: 20s\n    summary: ${summary}`,
+    ].join("\n");
+
+  test("the ranking changes after the update: the pod allocated 1Gi no longer exceeds its request", async () => {
+    const s = await scenarioOf(scenario(pod("a", "1Gi", "1Gi")));
+    const outcomes: StepOutcome[] = [];
+    runReplay(s, planReplay(s), (o) => outcomes.push(o));
+    assert.deepEqual(
+      outcomes.map((o) => o.report.ranking?.map((p) => p.key)),
+      [
+        ["default/a", "default/b"],
+        ["default/b", "default/a"],
+        ["default/b", "default/a"],
+      ],
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.activeAfter.map((p) => p.key)),
+      [
+        ["default/a", "default/b"],
+        ["default/a", "default/b"],
+        ["default/a", "default/b"],
+      ],
+      "the updated pod stays active, in its place",
+    );
+  });
+
+  test("an update of a pod the replay no longer has (removed, evicted) does not bring it back", async () => {
+    const text = scenario(pod("a", "1Gi", "1Gi")).replace(
+      "  - at: 10s\n",
+      "  - at: 5s\n    removePods: [default/a]\n  - at: 10s\n",
+    );
+    const s = await scenarioOf(text);
+    const outcomes: StepOutcome[] = [];
+    runReplay(s, planReplay(s), (o) => outcomes.push(o));
+    assert.deepEqual(
+      outcomes.map((o) => o.activeAfter.map((p) => p.key)),
+      [["default/a", "default/b"], ["default/b"], ["default/b"], ["default/b"]],
+    );
+  });
+
+  test("a document naming a pod it never defined is refused, the entry named", async () => {
+    const text = scenario(pod("c", "1Gi"));
+    const r = await loadScenarioText(text, "t.yaml", process.cwd());
+    assert.ok(!r.ok);
+    const line = text.split("\n").findIndex((l) => l.includes("updatePods")) + 1;
+    assert.deepEqual(
+      r.issues.filter((i) => i.severity === "error").map((i) => [i.path, i.code, i.line]),
+      [["steps[1].updatePods[0]", "unknown-pod", line]],
+    );
+  });
+});

@@ -178,6 +178,7 @@ export class Replayer {
       }
       active.push(p);
     }
+    active = applyUpdates(active, step.updatePods, cf);
     let left: readonly Pod[] = [];
     let diverged: readonly Pod[] = [];
     let freed: FreedByPods | undefined;
@@ -270,6 +271,25 @@ export function runReplay(
   const replayer = new Replayer(scenario, emit, plan, options);
   for (const step of scenario.steps) replayer.step(step);
   replayer.end();
+}
+
+/**
+ * `updatePods`: each update takes the place of the active pod with its UID, in its place in the
+ * order, so the pod stays active with its new requests (an in-place resize). An update of a pod not
+ * active here is ignored: the recording's node still had it, but this replay removed or evicted it,
+ * and an update does not bring a pod back. An update to a terminal phase ends the pod, as a
+ * terminal pod in `addPods` never starts.
+ */
+function applyUpdates(active: Pod[], updates: readonly Pod[], cf: Counterfactual | undefined): Pod[] {
+  if (updates.length === 0) return active;
+  const byUid = new Map(updates.map((p) => [p.uid, p]));
+  return active.flatMap((p) => {
+    const update = byUid.get(p.uid);
+    if (update === undefined) return [p];
+    if (!isTerminal(update)) return [update];
+    cf?.forget(p.uid);
+    return [];
+  });
 }
 
 function pickErrors(step: ScenarioStep, functions: readonly string[]): ScenarioStep["reclaimErrors"] {

@@ -5,6 +5,7 @@
 import type { Issue } from "../../core/issues.js";
 import type { EpochMs, EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
 import type { ReclaimFunction } from "../../core/engine/types.js";
+import type { NodeEnvironment } from "../../core/node/node-environment.js";
 
 /** A summary as it appears in the scenario: validated raw data, decoded per step (time defaults). */
 export interface RawSummary {
@@ -23,6 +24,11 @@ export interface ScenarioStep {
   /** Pod keys (`namespace/name`) or UIDs whose kill fails at this step. */
   readonly killFailures: readonly string[];
   readonly addPods: readonly Pod[];
+  /**
+   * New versions of pods already active (evictd's `updatePods`, an in-place resize seen while
+   * recording): each replaces the active pod with its UID before this step's sync.
+   */
+  readonly updatePods: readonly Pod[];
   readonly removePods: readonly string[];
   readonly admit: readonly Pod[];
 }
@@ -50,6 +56,11 @@ export interface ScenarioHeader {
    * its figures are exact, approximate or missing, and from what. Informational: shown in reports.
    */
   readonly figureSources?: Readonly<Record<string, string>>;
+  /**
+   * Where the trace was recorded (docs/replay-format.md, "node environment"): kubelet, kernel, OS,
+   * runtime, cgroup version, stats provider. Informational: shown in reports, read by no decision.
+   */
+  readonly environment?: NodeEnvironment;
 }
 
 export interface Scenario extends ScenarioHeader {

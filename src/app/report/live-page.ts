@@ -4,6 +4,7 @@
  * report's charts, and the recent evictions. It reloads itself every few seconds (a meta refresh:
  * no script, nothing fetched but the page). Pure: the status view and the history in, HTML out.
  */
+import type { NodeMemoryViewsView } from "../node-view/node-memory-views-view.js";
 import type { StatusView } from "../node-view/status-view.js";
 import type { ReportData } from "./report-data.js";
 import { CSS, esc, renderSignalCharts, SIGNAL_LEGEND } from "./report-html.js";
@@ -64,9 +65,23 @@ function signalTable(view: StatusView): string {
       .join(" ");
     return `<tr><td>${esc(s.signal)}</td><td class="num">${esc(s.available ?? "–")}</td><td class="num">${esc(s.capacity ?? "–")}</td><td>${thresholds}</td></tr>`;
   });
+  const additions = view.signals.find((s) => s.signal === "memory.available")?.evictdAdditions;
   return `<table class="signals" id="signals"><thead><tr><th>signal</th><th>available</th><th>capacity</th><th>thresholds</th></tr></thead><tbody>
 ${rows.join("\n")}
-</tbody></table>`;
+</tbody></table>${additions === undefined ? "" : `\n${memoryViews(additions)}`}`;
+}
+
+/** memory.available three ways, under the signals, as /status's `evictdAdditions` says it. */
+function memoryViews(a: NodeMemoryViewsView): string {
+  const parts = [`kubelet's formula ${esc(a.kubelet.available)}`];
+  if (a.kernelAvailable !== undefined)
+    parts.push(`kernel's MemAvailable ${esc(a.kernelAvailable.available)}`);
+  const k = a.withKernelMemory;
+  if (k !== undefined)
+    parts.push(
+      `with kernel memory ${esc(k.available)} (${esc(k.kernelMemory)} of kernel memory${k.alreadyInKubeletFigure ? ", already in the kubelet's figure" : ""})`,
+    );
+  return `<p class="dim" id="memory-views">memory.available three ways (${esc(a.note)}), read ${esc(a.time)}: ${parts.join(" · ")}</p>`;
 }
 
 function recentEvictions(view: StatusView): string {

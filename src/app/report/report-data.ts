@@ -2,11 +2,13 @@
  * What a replay report shows, gathered step by step as the replay runs (pure: outcomes in, plain
  * data out): every signal's observed value and capacity, the thresholds in force and when their
  * grace periods ran, the node conditions, evictions with the ranking at that moment and the reason
- * for each place, refused admissions, and the pods' usage of the signal that ranked them. Nothing
+ * for each place, refused admissions, and the pods' usage of the signal that ranked them; beside the
+ * memory signals, the memory pressure (PSI) the Summaries report, which no decision reads. Nothing
  * of a step is kept but numbers, so a day-long trace of a 110-pod node fits in a few MB.
  */
 import type { SyncReport } from "../../core/engine/types.js";
-import type { NodeCondition, Pod, Signal, Threshold } from "../../core/model.js";
+import type { NodeCondition, NodeSummary, Pod, PsiStats, Signal, Threshold } from "../../core/model.js";
+import type { NodeEnvironment } from "../../core/node/node-environment.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 import { explainRanking } from "../../core/rank/explain-ranking.js";
 import { podStatsLookup } from "../../core/rank/pod-stats-lookup.js";
@@ -26,6 +28,33 @@ export interface SignalSeries {
   readonly available: number[];
   readonly capacity: number[];
 }
+
+/**
+ * The memory pressure (PSI avg10, percent) beside a memory signal, per step, NaN where the Summary
+ * reported none: the node's beside memory.available, the pods cgroup's beside
+ * allocatableMemory.available. Data only: the eviction manager never reads it.
+ */
+export interface PressureSeries {
+  readonly signal: Signal;
+  /** Whose pressure: `node` or `pods cgroup`. */
+  readonly of: string;
+  readonly some: number[];
+  readonly full: number[];
+}
+
+/** Which memory pressure stands beside which signal, and where a Summary holds it. */
+const PRESSURE_SOURCES: readonly {
+  readonly signal: Signal;
+  readonly of: string;
+  readonly psi: (summary: NodeSummary) => PsiStats | undefined;
+}[] = [
+  { signal: "memory.available", of: "node", psi: (s) => s.node.memory?.psi },
+  {
+    signal: "allocatableMemory.available",
+    of: "pods cgroup",
+    psi: (s) => s.node.systemContainers.find((c) => c.name === "pods")?.memory?.psi,
+  },
+];
 
 /** A threshold as the report draws it. */
 export interface ReportThreshold {
@@ -98,6 +127,10 @@ export interface ReportData {
   readonly warnings: readonly string[];
   /** An imported trace's figure sources (signal or field → "exact|approximate|missing: from ..."). */
   readonly figureSources?: Readonly<Record<string, string>>;
+  /** Memory pressure beside the memory signals, when the trace reports any. */
+  readonly pressure?: readonly PressureSeries[];
+  /** What the trace's header says of the node it was recorded on. */
+  readonly environment?: NodeEnvironment;
 }
 
 /** Places of the ranking kept per eviction card. */
@@ -132,15 +165,24 @@ export class ReportCollector {
   };
 
   readonly #figureSources: Readonly<Record<string, string>> | undefined;
+  readonly #environment: NodeEnvironment | undefined;
+  readonly #pressure: PressureSeries[] = PRESSURE_SOURCES.map((p) => ({
+    signal: p.signal,
+    of: p.of,
+    some: [],
+    full: [],
+  }));
 
   constructor(
     source: string,
     config: { readonly maxPodGracePeriodSeconds: number; readonly pressureTransitionPeriodMs: number },
     figureSources?: Readonly<Record<string, string>>,
+    environment?: NodeEnvironment,
   ) {
     this.#source = source;
     this.#config = config;
     this.#figureSources = figureSources;
+    this.#environment = environment;
   }
 
   /** Takes in one replayed step. */
@@ -194,6 +236,7 @@ export class ReportCollector {
       track(this.#met, id, i, met.has(id));
     }
     for (const c of NODE_CONDITIONS) track(this.#conditions, c, i, r.conditions.includes(c));
+    this.#takePressure(o.summary);
     this.#takeUsage(o, r, plan, i);
     r.evictions.forEach((e, k) => {
       const kill = o.kills[k] ?? { effectiveGracePeriodSeconds: e.gracePeriodSeconds, killFailed: false };
@@ -222,6 +265,10 @@ export class ReportCollector {
     for (const t of this.#thresholds.values()) {
       t.level.splice(0, k);
       t.reclaim.splice(0, k);
+    }
+    for (const p of this.#pressure) {
+      p.some.splice(0, k);
+      p.full.splice(0, k);
     }
     for (const m of [this.#grace, this.#met, this.#conditions] as Map<unknown, Tracker>[]) {
       for (const tr of m.values()) {
@@ -292,7 +339,30 @@ export class ReportCollector {
       },
       warnings,
       ...(this.#figureSources !== undefined ? { figureSources: this.#figureSources } : {}),
+      ...this.#reportedPressure(),
+      ...(this.#environment !== undefined ? { environment: this.#environment } : {}),
     };
+  }
+
+  /** Each memory pressure figure of the step's Summary (NaN where none was reported). */
+  #takePressure(summary: NodeSummary | undefined): void {
+    PRESSURE_SOURCES.forEach((source, k) => {
+      const series = this.#pressure[k];
+      if (series === undefined) return;
+      const psi = summary === undefined ? undefined : source.psi(summary);
+      series.some.push(psi?.some?.avg10 ?? Number.NaN);
+      series.full.push(psi?.full?.avg10 ?? Number.NaN);
+    });
+  }
+
+  /** `{ pressure }` with the series some step reported, or nothing when none did. */
+  #reportedPressure(): { pressure?: PressureSeries[] } {
+    const reported = this.#pressure.filter(
+      (p) => p.some.some((v) => !Number.isNaN(v)) || p.full.some((v) => !Number.isNaN(v)),
+    );
+    return reported.length === 0
+      ? {}
+      : { pressure: reported.map((p) => ({ ...p, some: [...p.some], full: [...p.full] })) };
   }
 
   /** Usage per pod of the signals a ranking could use: memory always, the acted-on signal when it ranks. */

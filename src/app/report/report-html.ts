@@ -11,7 +11,8 @@ import { area, curveStepAfter, line, stack, stackOrderNone, stackOffsetNone } fr
 import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
 import { isOomRisk, OOM_RISK_BYTES, OOM_RISK_FRACTION } from "../../core/oom-risk.js";
-import type { ReportData, ReportEviction, SignalSeries, StepSpan } from "./report-data.js";
+import type { NodeEnvironment } from "../../core/node/node-environment.js";
+import type { PressureSeries, ReportData, ReportEviction, SignalSeries, StepSpan } from "./report-data.js";
 
 /** Steps drawn per series before thinning. */
 export const MAX_POINTS = 1500;
@@ -49,7 +50,7 @@ export function renderReportHtml(data: ReportData, generatedBy: string): string 
 <body>
 <h1>evictd replay report</h1>
 <p class="sub">${esc(data.source)} · ${n} steps · ${esc(iso(t0))} → ${esc(iso(t1))} · ${esc(generatedBy)}</p>
-${verdict(data)}
+${environmentLine(data.environment)}${verdict(data)}
 <h2 id="signals">Signals</h2>
 ${SIGNAL_LEGEND}
 ${charts || "<p>No signal was observed.</p>"}
@@ -79,6 +80,22 @@ export function renderSignalCharts(data: ReportData): string {
 
 /** The legend of {@link renderSignalCharts}. */
 export const SIGNAL_LEGEND = `<p class="legend"><span class="k avail"></span>observed available <span class="k hard"></span>hard threshold <span class="k soft"></span>soft threshold <span class="k reclaim"></span>minimum-reclaim band <span class="k grace"></span>grace period running <span class="k cond"></span>pressure condition reported <span class="k evict"></span>eviction <span class="k refuse"></span>admission refused</p>`;
+
+/** What the trace's header says of the node it was recorded on, in one line (nothing when it says nothing). */
+function environmentLine(env: NodeEnvironment | undefined): string {
+  if (env === undefined) return "";
+  const parts = [
+    env.kubeletVersion !== undefined ? `kubelet ${env.kubeletVersion}` : undefined,
+    env.containerRuntimeVersion,
+    env.osImage,
+    env.kernelVersion !== undefined ? `kernel ${env.kernelVersion}` : undefined,
+    env.cgroupVersion !== undefined ? `cgroup v${env.cgroupVersion}` : undefined,
+    env.statsProvider !== undefined
+      ? `pod and container stats from ${env.statsProvider === "cri" ? "the container runtime (CRI)" : "cAdvisor"}`
+      : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.length === 0 ? "" : `<p class="sub env">recorded on: ${parts.map(esc).join(" · ")}</p>\n`;
+}
 
 function verdict(data: ReportData): string {
   const n = data.times.length;
@@ -181,12 +198,45 @@ function signalChart(data: ReportData, s: SignalSeries, x: ScaleTime<number, num
     );
   }
   const unit = spec.unit === "bytes" ? "bytes" : spec.unit;
+  const pressure = data.pressure?.find((p) => p.signal === s.signal);
   return `<figure class="chart" data-signal="${esc(s.signal)}">
 <figcaption>${esc(s.signal)} <span class="dim">(${esc(thresholds.map((t) => `${t.hard ? "hard" : "soft"} ${t.value}`).join(", ") || "no threshold")})</span></figcaption>
 <svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${CHART_HEIGHT}" viewBox="0 0 ${WIDTH} ${CHART_HEIGHT}" role="img" aria-label="${esc(s.signal)} over time">
 ${axes(x, y, unit)}
 ${parts.join("\n")}
-</svg></figure>`;
+</svg>${pressure === undefined ? "" : pressureStrip(data, pressure, x)}</figure>`;
+}
+
+/** Height of the memory pressure strip under a memory signal's chart. */
+const PRESSURE_HEIGHT = 110;
+
+/**
+ * The memory pressure (PSI some and full avg10) beside a memory signal, on the same time axis, with
+ * its peaks in words. Drawn apart from the signal, and said to be what it is: no eviction decision
+ * reads it (the kubelet's eviction manager does not).
+ */
+function pressureStrip(data: ReportData, p: PressureSeries, x: ScaleTime<number, number>): string {
+  const top = Math.max(maxOf(p.some), maxOf(p.full), 1);
+  const y = scaleLinear()
+    .domain([0, top])
+    .nice()
+    .range([PRESSURE_HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const path = (values: readonly number[], cls: string): string => {
+    const d = line<number>()
+      .defined((i) => !Number.isNaN(values[i] ?? Number.NaN))
+      .x((i) => r1(x(new Date(data.times[i] ?? 0))))
+      .y((i) => r1(y(values[i] ?? 0)))(drawIndexes(values));
+    return d === null ? "" : `<path class="${cls}" d="${d}"/>`;
+  };
+  const peak = (values: readonly number[]): string =>
+    values.some((v) => !Number.isNaN(v)) ? amount(maxOf(values), "%") : "not reported";
+  return `
+<p class="psi-caption">PSI (not used for eviction): ${esc(p.of)} memory pressure, avg10 · peak some ${esc(peak(p.some))}, full ${esc(peak(p.full))} <span class="k psi-some"></span>some <span class="k psi-full"></span>full</p>
+<svg class="psi" xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${PRESSURE_HEIGHT}" viewBox="0 0 ${WIDTH} ${PRESSURE_HEIGHT}" role="img" aria-label="${esc(p.of)} memory pressure over time">
+${axes(x, y, "%", PRESSURE_HEIGHT, 2)}
+${path(p.some, "psi-some")}
+${path(p.full, "psi-full")}
+</svg>`;
 }
 
 function usageChart(data: ReportData, x: ScaleTime<number, number>): string {
@@ -311,6 +361,7 @@ function axes(
   y: ScaleLinear<number, number>,
   unit: string,
   height = CHART_HEIGHT,
+  yTicks = 4,
 ): string {
   const base = height - MARGIN.bottom;
   const xt = x
@@ -320,7 +371,7 @@ function axes(
         `<g class="tick"><line x1="${f(x(d))}" x2="${f(x(d))}" y1="${base}" y2="${base + 4}"/><text x="${f(x(d))}" y="${base + 16}" text-anchor="middle">${esc(clock(d))}</text></g>`,
     );
   const yt = y
-    .ticks(4)
+    .ticks(yTicks)
     .map(
       (v) =>
         `<g class="tick"><line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${f(y(v))}" y2="${f(y(v))}"/><text x="${MARGIN.left - 6}" y="${f(y(v) + 4)}" text-anchor="end">${esc(amount(v, unit))}</text></g>`,
@@ -376,6 +427,8 @@ function maxOf(values: readonly number[]): number {
 }
 
 export function amount(v: number, unit: string): string {
+  // PSI averages: the kernel gives two decimals.
+  if (unit === "%") return `${Number(v.toFixed(2))}%`;
   if (unit !== "bytes")
     return v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${(v / 1e3).toFixed(0)}k` : String(v);
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -436,6 +489,8 @@ svg{display:block;max-width:100%;height:auto}
 .reclaim{fill:#d62728;fill-opacity:.12;stroke:none}.grace{fill:#f28e2b;fill-opacity:.22}.cond{fill:#9467bd;fill-opacity:.13}
 .evict line{stroke:#d62728;stroke-width:1.2;stroke-dasharray:3 2}.evict path{fill:#d62728}.evict text{font-size:11px;fill:#a01b1b}
 .refuse{fill:#555}
+.psi-caption{font-size:12px;color:#556;margin:2px 0 0}.psi-some{fill:none;stroke:#8c6bb1;stroke-width:1.3}.psi-full{fill:none;stroke:#6a3d9a;stroke-width:1.3;stroke-dasharray:4 2}
+.psi-caption .k{display:inline-block;width:18px;height:3px;margin:0 4px 0 10px;vertical-align:middle}.k.psi-some{background:#8c6bb1}.k.psi-full{background:#6a3d9a}
 .layer{stroke:#fff;stroke-width:.3}
 .legend{font-size:12px;color:#445}.legend .k{display:inline-block;width:18px;height:10px;margin:0 4px 0 12px;vertical-align:middle}
 .k.avail{background:#1f5fbf}.k.hard{background:#d62728}.k.soft{background:#f28e2b}.k.reclaim{background:#f6d5d5}.k.grace{background:#fbdcbc}.k.cond{background:#e6dcf0}.k.evict{background:#d62728;width:3px}.k.refuse{background:#555;width:8px}

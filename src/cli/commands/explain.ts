@@ -4,6 +4,7 @@
  * the reason for every pod's place, as a table (or JSON).
  */
 import { explainClusterNode, type NodeExplanation } from "../../app/node-view/explain-node.js";
+import type { NodeMemoryViewsView } from "../../app/node-view/node-memory-views-view.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
 import { clusterEvictionSettings } from "./cluster-options.js";
@@ -96,6 +97,8 @@ export function renderExplanation(v: NodeExplanation): string {
   }
   out.push(table(["SIGNAL", "AVAILABLE", "THRESHOLD", "GRACE", "STATE"], rows));
   out.push("\n");
+  const additions = v.signals.find((s) => s.signal === "memory.available")?.evictdAdditions;
+  if (additions !== undefined) out.push(renderNodeMemoryViews(additions), "\n");
   if (v.verdict.wouldEvict.length > 0) {
     for (const e of v.verdict.wouldEvict)
       out.push(`would evict now: ${t(e.pod)} (${e.signal}): ${t(e.message.trim())}\n`);
@@ -117,4 +120,30 @@ export function renderExplanation(v: NodeExplanation): string {
   }
   for (const s of v.skippedPods) out.push(`skipped ${t(s.pod)}: ${t(s.problem)}\n`);
   return out.join("");
+}
+
+/**
+ * `memory.available` three ways, under the signal table: the kubelet's formula (what the signal
+ * is), the kernel's MemAvailable and the working set with kernel memory, headed by the note that
+ * they are evictd's additions.
+ */
+function renderNodeMemoryViews(a: NodeMemoryViewsView): string {
+  const rows: string[][] = [
+    ["kubelet's formula", a.kubelet.available, a.kubelet.workingSet, a.kubelet.formula],
+  ];
+  if (a.kernelAvailable !== undefined)
+    rows.push(["kernel's MemAvailable", a.kernelAvailable.available, "-", a.kernelAvailable.formula]);
+  const k = a.withKernelMemory;
+  if (k !== undefined)
+    rows.push([
+      "with kernel memory",
+      k.available,
+      k.workingSet,
+      `${k.formula}; kernel memory ${k.kernelMemory}`,
+    ]);
+  return (
+    `memory.available three ways (${a.note}), of ${a.capacity}, read ${a.time}:\n` +
+    table(["VIEW", "AVAILABLE", "WORKING SET", "HOW"], rows) +
+    `from ${terminalSafe(a.source)}\n`
+  );
 }

@@ -87,6 +87,7 @@ export async function replayCommand(
           source === "-" ? "<stdin>" : basename(source),
           header.config,
           header.figureSources,
+          header.environment,
         );
   const replayer =
     header === undefined

@@ -35,7 +35,7 @@ import { StepJournal } from "../../server/step-journal.js";
 import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
-import type { PodsUpdate } from "../loop-thread/protocol.js";
+import type { LastSummary, PodsUpdate } from "../loop-thread/protocol.js";
 import { YoungGenerationTrim } from "../gc/young-generation-trim.js";
 import { FinalStatusJournal, openFinalStatusJournal } from "../../runtime/final-status-journal.js";
 import { lockStateDir } from "../../runtime/state-dir-lock.js";
@@ -298,7 +298,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   let lastStep: { readonly seq: number; readonly step: LoopStepData } | undefined;
   // The Summary the last step decided from stays on the loop thread until an HTTP request wants it:
   // fetched at most once per step, and decoded (for /status's ranking) at most once per fetch.
-  let summary: { readonly seq: number; readonly raw: unknown; decoded?: NodeSummary | undefined } | undefined;
+  let summary: (LastSummary & { decoded?: NodeSummary | undefined }) | undefined;
   let fetching: Promise<void> | undefined;
   const latestSummary = async (): Promise<typeof summary> => {
     if (lastStep !== undefined && summary?.seq !== lastStep.seq && thread !== undefined) {
@@ -327,6 +327,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       conditions: conditions(),
       ...(report !== undefined ? { lastReport: report } : {}),
       ...(latest !== undefined ? { summary: latest.raw } : {}),
+      ...(latest?.nodeMemoryViews !== undefined ? { nodeMemoryViews: latest.nodeMemoryViews } : {}),
       pods: runtime.statusViews(),
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,

@@ -1,5 +1,6 @@
 /**
- * `evictd watch --node NAME [--enforce] [--use-eviction-api]`: the daemon's eviction loop against a
+ * `evictd watch --node NAME [--enforce [--use-eviction-api [--eviction-request]]
+ * [--[no-]eviction-preflight]]`: the daemon's eviction loop against a
  * Kubernetes node, until SIGINT or SIGTERM. Stats come from the node's kubelet (Summary API),
  * thresholds from its configz (or a file), pods from the API server (list + watch), and evictions go
  * back through the API (enforce mode) or only to the log and /metrics (shadow mode, the default).
@@ -17,6 +18,7 @@ import type { NodeMemoryPort } from "../../app/cluster/node-memory-port.js";
 import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { NodePodSet } from "../../app/cluster/node-pod-set.js";
 import { TraceRecorder, traceStepOf } from "../../app/cluster/trace-recorder.js";
+import { traceEnvironment } from "../../app/cluster/trace-environment.js";
 import { createTraceFile, type TraceFile } from "../../formats/scenario/compressed-scenario.js";
 import { watchCapabilities } from "../../app/cluster/watch-capabilities.js";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
@@ -66,6 +68,10 @@ import { untilAnswered } from "../../app/cluster/until-answered.js";
 export interface WatchOptions {
   readonly api: ClusterNodePort;
   readonly mode: EnforceMode;
+  /** Enforce modes: a dry run of each pressure eviction first; a pod its budget protects is skipped. */
+  readonly preflight?: boolean;
+  /** Eviction API mode: soft-threshold evictions as EvictionRequests where the API serves them. */
+  readonly evictionRequests?: boolean;
   /** The loop's period (the kubelet's housekeeping interval is 10 s). */
   readonly intervalMs: number;
   readonly listen: { readonly host: string; readonly port: number };
@@ -92,6 +98,8 @@ export interface WatchOptions {
     readonly capabilities: readonly string[];
     /** Kernel OOM kills in the kubelet's cgroups since the last call (the first call learns the counts). */
     readonly oomKills?: { scan(): OomKillSeen[] };
+    /** The cgroup API of the node, as its cgroup tree was found (a recorded trace's environment). */
+    readonly cgroupVersion?: 1 | 2;
     /** Stops the wake sources and closes the files (the caller's, after runWatch). */
     close(): Promise<void>;
   };
@@ -171,6 +179,23 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       new Promise<void>((resolve) => o.signal.addEventListener("abort", () => resolve(), { once: true })),
     ]);
 
+    const capabilities = watchCapabilities({
+      source: local === undefined ? api.describe : `${api.describe} (memory: ${local.memory.describe})`,
+      thresholdsOrigin: settings.origin,
+      layout,
+      mode: o.mode,
+      intervalMs: o.intervalMs,
+      ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
+      preflight: o.preflight === true,
+      evictionRequests: o.evictionRequests === true,
+    });
+
+    const metrics = new DaemonMetrics({
+      process: ownProcessFigures(),
+      nodeName: api.nodeName,
+      housekeepingIntervalMs: o.intervalMs,
+      evictionSignals: settings.config.thresholds.filter((t) => t.operator !== "").map((t) => t.signal),
+    });
     const pods = new ClusterPods({
       api,
       pods: podSet,
@@ -179,21 +204,10 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       log,
       decode,
       newIssues: () => new IssueList(),
-    });
-    const capabilities = watchCapabilities({
-      source: local === undefined ? api.describe : `${api.describe} (memory: ${local.memory.describe})`,
-      thresholdsOrigin: settings.origin,
-      layout,
-      mode: o.mode,
-      intervalMs: o.intervalMs,
-      ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
-    });
-
-    const metrics = new DaemonMetrics({
-      process: ownProcessFigures(),
-      nodeName: api.nodeName,
-      housekeepingIntervalMs: o.intervalMs,
-      evictionSignals: settings.config.thresholds.filter((t) => t.operator !== "").map((t) => t.signal),
+      ...(o.preflight === true
+        ? { preflight: true, onPreflightRefused: () => metrics.recordPreflightRefusal() }
+        : {}),
+      ...(o.evictionRequests === true ? { evictionRequests: true } : {}),
     });
     const startedAt = clock.now();
     const decisionLog =
@@ -225,6 +239,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
           config: settings.document,
           flags: settings.flags,
           ...(node !== undefined ? { node } : {}),
+          ...traceEnvironment(node, settings, local?.cgroupVersion),
           evictedPods: o.mode === "shadow" ? "keep" : "remove",
           pods: podSet.active(),
           summaries: o.fullSummaries === true ? "full" : "lean",
@@ -249,6 +264,8 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       const views = podViews();
       const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
       const ranking = currentRanking(report, layout, active, sample?.summary);
+      // With --stats cgroups: the node's memory three ways, read now for the page that asks.
+      const nodeMemoryViews = local?.memory.readNodeMemoryViews?.();
       return {
         node: { name: api.nodeName, listen: o.listen, eviction: settings.config },
         startedAt,
@@ -257,6 +274,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
         conditions: loop.engineState.nodeConditions,
         ...(report !== undefined ? { lastReport: report } : {}),
         ...(sample !== undefined ? { summary: sample.raw } : {}),
+        ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
         pods: views,
         ...(ranking !== undefined ? { ranking } : {}),
         evictions: journal.evictions,
@@ -352,6 +370,9 @@ export async function runWatch(o: WatchOptions): Promise<void> {
 export interface WatchCliOptions extends ClusterCliOptions, NodeLocalCliOptions {
   readonly enforce: boolean;
   readonly useEvictionApi: boolean;
+  /** `--eviction-preflight` / `--no-eviction-preflight`; undefined: the mode's default. */
+  readonly evictionPreflight?: boolean;
+  readonly evictionRequest?: boolean;
   readonly interval: string;
   readonly listen: string;
   readonly decisionLog?: string;
@@ -370,6 +391,21 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       path: "--use-eviction-api",
       code: "invalid",
       message: "only means something with --enforce (shadow mode evicts nothing)",
+    });
+  if (opts.evictionPreflight !== undefined && !opts.enforce)
+    issues.push({
+      severity: "error",
+      path: opts.evictionPreflight ? "--eviction-preflight" : "--no-eviction-preflight",
+      code: "invalid",
+      message: "only means something with --enforce (shadow mode evicts nothing)",
+    });
+  if (opts.evictionRequest === true && !(opts.enforce && opts.useEvictionApi))
+    issues.push({
+      severity: "error",
+      path: "--eviction-request",
+      code: "invalid",
+      message:
+        "needs --enforce --use-eviction-api: an EvictionRequest ends in the Eviction API, and hard evictions and the fallback go through it",
     });
   checkNodeLocalOptions(opts, issues);
   if (opts.decisionLog !== undefined) outputPathIssue("--decision-log", opts.decisionLog, issues);
@@ -405,10 +441,13 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       );
       if (nodeLocal === undefined) return EXIT.ok;
     }
+    const mode: EnforceMode = !opts.enforce ? "shadow" : opts.useEvictionApi ? "eviction-api" : "delete";
     await runWatch({
       ...(nodeLocal !== undefined ? { nodeLocal } : {}),
       api,
-      mode: !opts.enforce ? "shadow" : opts.useEvictionApi ? "eviction-api" : "delete",
+      mode,
+      preflight: evictionPreflightFor(mode, opts.evictionPreflight),
+      ...(opts.evictionRequest === true ? { evictionRequests: true } : {}),
       intervalMs,
       listen,
       ...(opts.config !== undefined ? { configFile: opts.config } : {}),
@@ -424,6 +463,19 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
     stop.dispose();
     await nodeLocal?.close();
   }
+}
+
+/**
+ * Whether each pressure eviction is preflighted with a dry run. On by default through the Eviction
+ * API: the API server refuses a pod its PodDisruptionBudget protects whatever evictd does, and
+ * without the dry run that refusal costs the step (retried, then a failed kill) and every step
+ * after it while the pod ranks first; with it, the next pod goes. Off by default with deletion,
+ * which is the kubelet's own way and consults no budget: skipping protected pods there changes
+ * which pod goes, a choice the operator makes with --eviction-preflight. Never in shadow mode.
+ */
+export function evictionPreflightFor(mode: EnforceMode, asked: boolean | undefined): boolean {
+  if (mode === "shadow") return false;
+  return asked ?? mode === "eviction-api";
 }
 
 /**
@@ -471,6 +523,7 @@ async function nodeLocalStats(
       `kernel OOM kills counted per container from the kubelet's cgroups every ${OOM_SCAN_MS / 1000} s (${tree.api === "v2" ? "memory.events" : "memory.oom_control"} oom_kill)`,
     ],
     oomKills: new KubeletOomKillCounter(tree),
+    cgroupVersion: tree.api === "v2" ? 2 : 1,
     close: async () => {
       await wake.stop();
       memory.close();

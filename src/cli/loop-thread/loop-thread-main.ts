@@ -128,7 +128,16 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     if (message.type === "pods") {
       if (pods.update(message).length > 0) prepareStats();
     } else if (message.type === "summaryWanted") {
-      main.post({ type: "summary", id: message.id, seq: last.seq, raw: last.raw });
+      // The node's memory views are read now, on this thread (a few small files): only a request
+      // for /status or the page asks, never a loop step.
+      const nodeMemoryViews = collector.readNodeMemoryViews();
+      main.post({
+        type: "summary",
+        id: message.id,
+        seq: last.seq,
+        raw: last.raw,
+        ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
+      });
     } else if (message.type === "stop") stop.abort();
   });
 

@@ -12,6 +12,7 @@ import {
   errorFromData,
   type FromLoopThread,
   type KillNotice,
+  type LastSummary,
   type LoopRequest,
   type LoopThreadInit,
   type PodsUpdate,
@@ -62,7 +63,7 @@ export class LoopThread {
   readonly #handlers: LoopThreadHandlers;
   #exited = false;
   #nextId = 1;
-  readonly #summaries = new Map<number, (summary: { seq: number; raw: unknown }) => void>();
+  readonly #summaries = new Map<number, (summary: LastSummary) => void>();
 
   private constructor(
     worker: Worker,
@@ -128,7 +129,11 @@ export class LoopThread {
             handlers.onStep(message.step, message.seq);
             return;
           case "summary":
-            thread?.settleSummary(message.id, { seq: message.seq, raw: message.raw });
+            thread?.settleSummary(message.id, {
+              seq: message.seq,
+              raw: message.raw,
+              ...(message.nodeMemoryViews !== undefined ? { nodeMemoryViews: message.nodeMemoryViews } : {}),
+            });
             return;
           case "request":
             // A request about a pod (is it cleaned up?) is answered knowing the kills sent before it.
@@ -162,10 +167,11 @@ export class LoopThread {
   }
 
   /**
-   * The Summary API object the loop's last step decided from, with the step's number; undefined
-   * when the thread does not answer within `timeoutMs` (it is busy with a step, or gone).
+   * The Summary API object the loop's last step decided from, with the step's number and the node's
+   * memory views read as the thread answered; undefined when the thread does not answer within
+   * `timeoutMs` (it is busy with a step, or gone).
    */
-  summary(timeoutMs: number): Promise<{ seq: number; raw: unknown } | undefined> {
+  summary(timeoutMs: number): Promise<LastSummary | undefined> {
     if (this.#exited) return Promise.resolve(undefined);
     const id = this.#nextId++;
     return new Promise((resolve) => {
@@ -181,7 +187,7 @@ export class LoopThread {
     });
   }
 
-  private settleSummary(id: number, summary: { seq: number; raw: unknown }): void {
+  private settleSummary(id: number, summary: LastSummary): void {
     this.#summaries.get(id)?.(summary);
     this.#summaries.delete(id);
   }

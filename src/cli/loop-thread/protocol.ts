@@ -7,6 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { FailedPodStatus } from "../../app/ports.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import { AdapterError } from "../../errors.js";
@@ -92,7 +93,7 @@ export type FromLoopThread =
    */
   | { readonly type: "step"; readonly seq: number; readonly step: LoopStepData }
   /** The answer to `summaryWanted`: the Summary of step `seq` (undefined before the first step). */
-  | { readonly type: "summary"; readonly id: number; readonly seq: number; readonly raw: unknown }
+  | ({ readonly type: "summary"; readonly id: number } & LastSummary)
   | { readonly type: "request"; readonly id: number; readonly request: LoopRequest }
   /** The status a pod being killed is to be left with, worded again from fresher figures. */
   | { readonly type: "restate"; readonly uid: string; readonly status: FailedPodStatus }
@@ -100,6 +101,18 @@ export type FromLoopThread =
   | { readonly type: "failed"; readonly error: ErrorData }
   /** The loop stopped as asked and released what it held (wake sources, descriptors). */
   | { readonly type: "stopped" };
+
+/** The answer to `summaryWanted`, as the main thread keeps it. */
+export interface LastSummary {
+  readonly seq: number;
+  readonly raw: unknown;
+  /**
+   * The node's memory three ways (the kubelet's formula, MemAvailable, with kernel memory), read
+   * when the thread answered: evictd's additions for /status, never a decision's input. Absent
+   * without cgroups or when they could not be read.
+   */
+  readonly nodeMemoryViews?: NodeMemoryViewsReading;
+}
 
 /** Loop thread → main, on the kills port: a pod the loop evicts. Answered by a `reply` (`{terminatedAt}`), then `killDone`. */
 export interface KillNotice {

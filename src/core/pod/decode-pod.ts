@@ -2,15 +2,23 @@
  * v1 Pod objects (as `kubectl get pod -o json|yaml` or the kubelet's /pods print them) to the
  * model's Pod, with the API server's defaults applied: namespace, uid, container requests from
  * limits, pod-level requests, termination grace period, and priority from the built-in classes.
- * Every problem is collected; unknown fields are ignored (pods carry many).
+ * Requests are then the ones the kubelet allocated, when the status reports an allocation
+ * (in-place resize, allocated-resources.ts). Every problem is collected; fields the engine does
+ * not read are ignored without a word (pods carry many, and every release adds some).
  */
 import { IssueList, pathIndex, pathKey } from "../issues.js";
 import type { Container, Pod, QosClass, ResourceRequirements, Toleration } from "../model.js";
 import { BUILTIN_PRIORITY_CLASSES } from "./critical.js";
+import {
+  decodeReportedAllocation,
+  withAllocatedPodRequests,
+  withAllocatedRequests,
+} from "./allocated-resources.js";
 import { decodeContainer, type ContainerKind } from "./decode-container.js";
 import { decodeResourceList, decodeResourceRequirements } from "./decode-resources.js";
 import { decodeVolumes } from "./decode-volumes.js";
 import { defaultPodLevelResources } from "./pod-level-defaults.js";
+import { decodeResizeStatus } from "./resize-status.js";
 import { describeValue } from "../raw/describe-value.js";
 import { isRawObject, type RawObject } from "../raw/raw-object.js";
 import {
@@ -172,7 +180,7 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
 
   const specPath = pathKey(path, "spec");
   const spec = readObject(raw, "spec", path, issues) ?? EMPTY;
-  const containers = decodeContainers(spec, "containers", specPath, issues, "container");
+  const specContainers = decodeContainers(spec, "containers", specPath, issues, "container");
   const rawContainers = spec["containers"];
   if (
     rawContainers === undefined ||
@@ -181,8 +189,8 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
   ) {
     issues.error(pathKey(specPath, "containers"), "missing-field", "at least one container is required");
   }
-  const initContainers = decodeContainers(spec, "initContainers", specPath, issues, "initContainer");
-  checkUniqueNames(containers, initContainers, specPath, issues);
+  const specInitContainers = decodeContainers(spec, "initContainers", specPath, issues, "initContainer");
+  checkUniqueNames(specContainers, specInitContainers, specPath, issues);
 
   const priorityClassName = readString(spec, "priorityClassName", specPath, issues);
   const { priority, prioritySet } = resolvePriority(
@@ -198,12 +206,13 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
       ? undefined
       : decodeResourceList(rawOverhead, pathKey(specPath, "overhead"), issues);
   const rawPodResources = readObject(spec, "resources", specPath, issues);
-  const podResources: ResourceRequirements | undefined =
+  // API defaulting runs on the spec as written, before any allocation is put in place.
+  const specPodResources: ResourceRequirements | undefined =
     rawPodResources === undefined
       ? undefined
       : defaultPodLevelResources(
           decodeResourceRequirements(rawPodResources, pathKey(specPath, "resources"), issues),
-          { containers, initContainers },
+          { containers: specContainers, initContainers: specInitContainers },
         );
   const volumes = decodeVolumes(
     readArray(spec, "volumes", specPath, issues) ?? [],
@@ -216,6 +225,11 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
   const status = readObject(raw, "status", path, issues) ?? EMPTY;
   const phase = readString(status, "phase", statusPath, issues);
   const statusQosClass = decodeStatusQos(status, statusPath, issues);
+  const allocation = decodeReportedAllocation(status, statusPath, issues);
+  const containers = withAllocatedRequests(specContainers, allocation.containers);
+  const initContainers = withAllocatedRequests(specInitContainers, allocation.initContainers);
+  const { podResources, desiredPodRequests } = withAllocatedPodRequests(specPodResources, allocation.pod);
+  const resize = decodeResizeStatus(status, statusPath, issues);
 
   if (name === undefined) return undefined;
   return {
@@ -234,11 +248,13 @@ function decodePodObject(raw: unknown, path: string, issues: IssueList): Pod | u
     containers,
     initContainers,
     ...(podResources !== undefined ? { podResources } : {}),
+    ...(desiredPodRequests !== undefined ? { desiredPodRequests } : {}),
     ...(overhead !== undefined ? { overhead } : {}),
     volumes,
     tolerations,
     ...(phase !== undefined && phase !== "" ? { phase } : {}),
     ...(statusQosClass !== undefined ? { statusQosClass } : {}),
+    ...(resize !== undefined ? { resize } : {}),
   };
 }
 
@@ -263,11 +279,17 @@ function isListObject(raw: RawObject): boolean {
   return Array.isArray(raw["items"]) && raw["spec"] === undefined;
 }
 
+/** A decoded pod and where it was in the input (for issues about it found later). */
+export interface LocatedPod {
+  readonly pod: Pod;
+  readonly path: string;
+}
+
 /**
- * Decodes a single Pod, an array of Pods, or a v1 PodList/List (`{kind: PodList, items}`). Pods with
- * errors are left out; a second pod with the same namespace/name or uid is reported and dropped.
+ * {@link decodePodList}, each pod with its path (`pods[2]`, `pods.items[0]`, or `pods` for a single
+ * Pod), so that a caller checking more than the decoder does can say where.
  */
-export function decodePodList(raw: unknown, path: string, issues: IssueList): Pod[] {
+export function decodeLocatedPods(raw: unknown, path: string, issues: IssueList): LocatedPod[] {
   let items: readonly unknown[];
   let itemsPath: string;
   if (Array.isArray(raw)) {
@@ -278,10 +300,10 @@ export function decodePodList(raw: unknown, path: string, issues: IssueList): Po
     itemsPath = pathKey(path, "items");
   } else {
     const pod = decodePod(raw, path, issues);
-    return pod === undefined ? [] : [pod];
+    return pod === undefined ? [] : [{ pod, path }];
   }
 
-  const pods: Pod[] = [];
+  const pods: LocatedPod[] = [];
   const byKey = new Map<string, string>();
   const byUid = new Map<string, string>();
   items.forEach((item, i) => {
@@ -297,7 +319,15 @@ export function decodePodList(raw: unknown, path: string, issues: IssueList): Po
     }
     byKey.set(pod.key, at);
     byUid.set(pod.uid, at);
-    pods.push(pod);
+    pods.push({ pod, path: at });
   });
   return pods;
+}
+
+/**
+ * Decodes a single Pod, an array of Pods, or a v1 PodList/List (`{kind: PodList, items}`). Pods with
+ * errors are left out; a second pod with the same namespace/name or uid is reported and dropped.
+ */
+export function decodePodList(raw: unknown, path: string, issues: IssueList): Pod[] {
+  return decodeLocatedPods(raw, path, issues).map((p) => p.pod);
 }

@@ -2,8 +2,14 @@
  * Pod QoS class (`pkg/apis/core/v1/helper/qos`): status.qosClass when the pod carries one,
  * otherwise the per-container rule over cpu and memory, or the pod-level rule when spec.resources
  * is set (PodLevelResources, on by default since 1.34).
+ *
+ * The class is computed from the spec's requests and limits, not the allocated requests: a resize
+ * cannot change a pod's class (API validation), and the API shows allocated requests but not
+ * allocated limits, so pairing allocated requests with the spec's limits while a resize waits
+ * (a Guaranteed pod asking for more of both) would read as Burstable.
  */
 import type { Pod, QosClass, ResourceRequirements } from "../model.js";
+import { specContainerResources, specPodResources } from "./desired-resources.js";
 import { cmpQuantity, isQuantityZero, type Quantity } from "../quantity.js";
 
 /** Only cpu and memory decide QoS; ephemeral-storage, hugepages and extended resources do not. */
@@ -45,10 +51,11 @@ export function resourceQos(resources: ResourceRequirements): QosClass {
  * Guaranteed → Burstable.
  */
 export function computePodQos(pod: Pod): QosClass {
-  if (pod.podResources !== undefined) return resourceQos(pod.podResources);
+  const podResources = specPodResources(pod);
+  if (podResources !== undefined) return resourceQos(podResources);
   let podQos: QosClass | undefined;
   for (const container of [...pod.initContainers, ...pod.containers]) {
-    const qos = resourceQos(container.resources);
+    const qos = resourceQos(specContainerResources(container));
     if (qos === "Burstable") return qos;
     if (podQos === undefined) podQos = qos;
     else if (podQos !== qos) return "Burstable";

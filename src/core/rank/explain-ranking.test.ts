@@ -84,3 +84,42 @@ test("pids: priority first, then process count", () => {
     ],
   );
 });
+
+test("a pod ranked by an allocated request its spec no longer asks shows both, with the resize", () => {
+  const message = "Node didn't have enough capacity: memory, requested: 2147483648, capacity: 1073741824";
+  const resized = decodePodList(
+    [
+      {
+        metadata: { name: "web" },
+        spec: { containers: [{ name: "app", resources: { requests: { memory: "2Gi" } } }] },
+        status: {
+          containerStatuses: [{ name: "app", allocatedResources: { memory: "1Gi" } }],
+          conditions: [{ type: "PodResizePending", status: "True", reason: "Infeasible", message }],
+        },
+      },
+      {
+        metadata: { name: "db" },
+        spec: { priority: 100, containers: [{ name: "pg", resources: { requests: { memory: "1Gi" } } }] },
+      },
+    ],
+    "pods",
+    new IssueList(),
+  );
+  const memory = explainRanking("memory.available", "single", resized, podStatsLookup(summary));
+  assert.deepEqual(
+    memory?.map((e) => [e.pod.key, e.reason]),
+    [
+      [
+        "default/web",
+        "working set 900Mi against a request of 1Gi (within its request), priority 0; " +
+          `memory request 1Gi allocated (spec asks 2Gi, resize Infeasible: ${message})`,
+      ],
+      ["default/db", "working set 800Mi against a request of 1Gi (within its request), priority 100"],
+    ],
+  );
+  assert.equal(memory?.[0]?.allocation?.resource, "memory");
+  assert.equal(memory?.[1]?.allocation, undefined);
+  // PIDs rank by no request: nothing to say about one.
+  const pids = explainRanking("pid.available", "single", resized, podStatsLookup(summary));
+  assert.ok(pids?.every((e) => e.allocation === undefined && !e.reason.includes("allocated")));
+});

@@ -6,6 +6,7 @@
 import type { SyncReport } from "../engine/types.js";
 import type { FilesystemLayout, NodeSummary, Pod, Signal } from "../model.js";
 import { isCriticalPod } from "../pod/critical.js";
+import { requestAllocation, type RequestAllocation } from "../pod/desired-resources.js";
 import { formatQuantity, quantityFromInt, quantityFromNanos } from "../quantity.js";
 import { SIGNALS } from "../signals.js";
 import type { RankCandidate } from "./comparators.js";
@@ -19,6 +20,31 @@ export interface RankExplanation {
   readonly critical: boolean;
   /** One line: the facts that placed the pod, in comparator order. */
   readonly reason: string;
+  /**
+   * The request this ranking used, when the kubelet allocated another than the spec asks (an
+   * in-place resize not yet allocated): ranked by the allocated one, as the kubelet ranks.
+   */
+  readonly allocation?: RequestAllocation;
+}
+
+/**
+ * "memory request 1Gi allocated (spec asks 2Gi, resize Infeasible: <message>)": the request the
+ * ranking used and the one the spec asks, with where the resize stands when the status says.
+ */
+export function describeRequestAllocation(a: RequestAllocation): string {
+  const resize =
+    a.resize === undefined
+      ? ""
+      : `, resize ${a.resize.state}${a.resize.message !== undefined ? `: ${a.resize.message}` : ""}`;
+  return `${a.resource} request ${formatQuantity(a.allocated)} allocated (spec asks ${formatQuantity(a.desired)}${resize})`;
+}
+
+/** The resource whose request orders pods for the signal; none for PIDs (no request counts). */
+function rankedRequestResource(signal: Signal): string | undefined {
+  const resource = SIGNALS[signal].resource;
+  if (resource === "pids") return undefined;
+  // Inode rankings subtract the ephemeral-storage request (an upstream quirk, see reasonFor).
+  return resource === "inodes" ? "ephemeral-storage" : resource;
 }
 
 function reasonFor(signal: Signal, c: RankCandidate): string {
@@ -51,13 +77,21 @@ export function explainRanking(
   pods: readonly Pod[],
   lookup: PodStatsLookup,
 ): RankExplanation[] | undefined {
+  const resource = rankedRequestResource(signal);
   return rankCandidates(signal, layout, pods, lookup)?.map((c, i) => {
     const critical = isCriticalPod(c.pod);
+    const allocation = resource === undefined ? undefined : requestAllocation(c.pod, resource);
+    const facts = [
+      reasonFor(signal, c),
+      ...(allocation !== undefined ? [describeRequestAllocation(allocation)] : []),
+      ...(critical ? ["critical: never evicted"] : []),
+    ];
     return {
       pod: c.pod,
       place: i + 1,
       critical,
-      reason: critical ? `${reasonFor(signal, c)}; critical: never evicted` : reasonFor(signal, c),
+      reason: facts.join("; "),
+      ...(allocation !== undefined ? { allocation } : {}),
     };
   });
 }

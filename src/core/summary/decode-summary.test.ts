@@ -225,6 +225,78 @@ describe("decodeSummary", () => {
     });
   });
 
+  test("pressure and swap: totals exact, averages as numbers, at every level", () => {
+    const psi = (total: unknown, avg10: number, fullTotal: unknown = 0) => ({
+      some: { total, avg10, avg60: 38.43, avg300: 10.46 },
+      full: { total: fullTotal, avg10: 0, avg60: 0, avg300: 0 },
+    });
+    /** As decoded: every total a bigint. */
+    const decoded = (total: bigint, avg10: number) => psi(total, avg10, 0n);
+    const summary = decode(
+      {
+        node: {
+          systemContainers: [{ name: "pods", memory: { psi: psi(15, 0) }, cpu: { psi: psi(1, 76.64) } }],
+          memory: { workingSetBytes: 1, psi: psi(`${EXACT_INT_PREFIX}18446744073709551615`, 0.01) },
+          cpu: { time: "2025-01-01T00:00:00Z", usageNanoCores: 573081903, psi: psi(34335662, 75.83) },
+          io: { time: "2025-01-01T00:00:00Z", psi: psi(171148n, 100) },
+          swap: { time: "2025-01-01T00:00:00Z", swapAvailableBytes: 1073737728, swapUsageBytes: 0 },
+        },
+        pods: [
+          {
+            podRef: { name: "web", namespace: "default", uid: "u1" },
+            memory: { workingSetBytes: 2, psi: psi(7, 1.5) },
+            swap: { swapUsageBytes: 4096 },
+            containers: [{ name: "app", io: { psi: psi(9, 2.5) }, swap: { time: "2025-01-01T00:00:00Z" } }],
+          },
+        ],
+      },
+      STEP_TIME,
+    );
+    const node = summary.node;
+    assert.deepEqual(node.memory, {
+      time: STEP_TIME,
+      workingSetBytes: 1n,
+      psi: decoded(18446744073709551615n, 0.01),
+    });
+    assert.deepEqual(node.cpu, { psi: decoded(34335662n, 75.83) }, "of cpu only the pressure");
+    assert.deepEqual(node.io, { time: T0, psi: decoded(171148n, 100) });
+    assert.deepEqual(node.swap, { time: T0, swapAvailableBytes: 1073737728n, swapUsageBytes: 0n });
+    assert.equal(node.systemContainers[0]?.memory?.psi?.some?.total, 15n);
+    assert.equal(node.systemContainers[0]?.cpu?.psi?.some?.avg10, 76.64);
+    const [pod] = summary.pods;
+    assert.equal(pod?.memory?.psi?.some?.total, 7n);
+    assert.deepEqual(pod?.swap, { time: STEP_TIME, swapUsageBytes: 4096n }, "not reported stays absent");
+    assert.equal(pod?.cpu, undefined);
+    assert.equal(pod?.io, undefined);
+    assert.deepEqual(pod?.containers[0]?.io, { time: STEP_TIME, psi: decoded(9n, 2.5) });
+    assert.deepEqual(pod?.containers[0]?.swap, { time: T0 });
+  });
+
+  test("a cpu block without pressure decodes to nothing (its usage is not read)", () => {
+    const summary = decode({ node: { cpu: { usageNanoCores: 1, usageCoreNanoSeconds: 2 } } }, STEP_TIME);
+    assert.equal(summary.node.cpu, undefined);
+    assert.equal("cpu" in summary.node, false);
+  });
+
+  test("bad pressure figures are issues, not exceptions", () => {
+    const issues = new IssueList();
+    const summary = decodeSummary(
+      { node: { memory: { psi: { some: { total: -1, avg10: "high" } } }, swap: { swapUsageBytes: 1.5 } } },
+      "steps[0].summary",
+      STEP_TIME,
+      issues,
+    );
+    assert.equal(summary, undefined);
+    assert.deepEqual(
+      issues.items.map((i) => `${i.path}: ${i.message}`),
+      [
+        "steps[0].summary.node.memory.psi.some.total: expected a non-negative integer (uint64), got -1",
+        'steps[0].summary.node.memory.psi.some.avg10: expected a percentage from 0 to 100, got "high"',
+        "steps[0].summary.node.swap.swapUsageBytes: expected a non-negative integer (uint64), got 1.5",
+      ],
+    );
+  });
+
   test("null and missing blocks and lists are not reported", () => {
     const summary = decode(
       {

@@ -1,8 +1,9 @@
 /**
- * The Summary API (stats/v1alpha1) JSON shape, as far as the eviction manager reads it, with every
- * field still `unknown`: the contract the validator checks and the decoder reads (by name, which keeps
- * property access monomorphic and fast). Everything else in a response (cpu, network, swap, psi, io,
- * userDefinedMetrics, ...) is ignored, as upstream's eviction code never reads it.
+ * The Summary API (stats/v1alpha1) JSON shape, as far as evictd reads it, with every field still
+ * `unknown`: the contract the validator checks and the decoder reads (by name, which keeps property
+ * access monomorphic and fast). What the eviction manager reads, and beside it the pressure (`psi` of
+ * cpu, memory and io) and swap blocks, which reports show and no decision reads. Everything else in
+ * a response (cpu usage, network, userDefinedMetrics, ...) is ignored.
  */
 
 export interface RawSummary {
@@ -17,6 +18,9 @@ export interface RawNode {
   readonly fs?: unknown;
   readonly runtime?: unknown;
   readonly rlimit?: unknown;
+  readonly cpu?: unknown;
+  readonly io?: unknown;
+  readonly swap?: unknown;
 }
 
 export interface RawRuntime {
@@ -30,6 +34,9 @@ export interface RawContainer {
   readonly memory?: unknown;
   readonly rootfs?: unknown;
   readonly logs?: unknown;
+  readonly cpu?: unknown;
+  readonly io?: unknown;
+  readonly swap?: unknown;
 }
 
 export interface RawMemory {
@@ -37,6 +44,38 @@ export interface RawMemory {
   readonly availableBytes?: unknown;
   readonly workingSetBytes?: unknown;
   readonly usageBytes?: unknown;
+  readonly psi?: unknown;
+}
+
+/** `cpu`: only its pressure is read (usage figures are nobody's input here). */
+export interface RawCpu {
+  readonly psi?: unknown;
+}
+
+/** `io` (KubeletPSI): a time and the pressure, nothing else. */
+export interface RawIo {
+  readonly time?: unknown;
+  readonly psi?: unknown;
+}
+
+export interface RawSwap {
+  readonly time?: unknown;
+  readonly swapAvailableBytes?: unknown;
+  readonly swapUsageBytes?: unknown;
+}
+
+/** `psi`: `some` and `full`, each a PSI line. */
+export interface RawPsi {
+  readonly some?: unknown;
+  readonly full?: unknown;
+}
+
+/** `total` is uint64 (the kernel's microseconds); the averages are float64 percentages. */
+export interface RawPsiData {
+  readonly total?: unknown;
+  readonly avg10?: unknown;
+  readonly avg60?: unknown;
+  readonly avg300?: unknown;
 }
 
 export interface RawFs {
@@ -64,6 +103,9 @@ export interface RawPod {
   readonly volume?: unknown;
   readonly "ephemeral-storage"?: unknown;
   readonly process_stats?: unknown;
+  readonly cpu?: unknown;
+  readonly io?: unknown;
+  readonly swap?: unknown;
 }
 
 export interface RawPodRef {

@@ -19,31 +19,44 @@ function fullSummary(): Record<string, unknown> {
     inodes: 20,
     inodesUsed: 5,
   });
+  const psi = () => ({
+    some: { total: 171148, avg10: 0.5, avg60: 0, avg300: 100 },
+    full: { total: 156559, avg10: 0, avg60: 0, avg300: 0 },
+  });
   const memory = () => ({
     time: "2025-01-01T00:00:00Z",
     availableBytes: 1,
     workingSetBytes: 2,
     usageBytes: 3,
+    psi: psi(),
+  });
+  // The blocks no decision reads but reports show, at every level that has them.
+  const pressure = () => ({
+    cpu: { time: "2025-01-01T00:00:00Z", usageNanoCores: 1, psi: psi() },
+    io: { time: "2025-01-01T00:00:00Z", psi: psi() },
+    swap: { time: "2025-01-01T00:00:00Z", swapAvailableBytes: 1073737728, swapUsageBytes: 0 },
   });
   return {
     node: {
       nodeName: "n1",
-      systemContainers: [{ name: "pods", memory: memory() }],
+      systemContainers: [{ name: "pods", memory: memory(), ...pressure() }],
       memory: memory(),
       fs: fs(),
       runtime: { imageFs: fs(), containerFs: fs() },
       rlimit: { time: "2025-01-01T00:00:00Z", maxpid: 32768, curproc: 300 },
+      ...pressure(),
     },
     pods: [
       {
         podRef: { name: "web", namespace: "default", uid: "u1" },
         memory: memory(),
-        containers: [{ name: "app", memory: memory(), rootfs: fs(), logs: fs() }],
+        containers: [{ name: "app", memory: memory(), rootfs: fs(), logs: fs(), ...pressure() }],
         volume: [
           { name: "data", usedBytes: 1, inodesUsed: 1, pvcRef: { name: "claim", namespace: "default" } },
         ],
         "ephemeral-storage": fs(),
         process_stats: { process_count: 3 },
+        ...pressure(),
       },
     ],
   };
@@ -91,10 +104,24 @@ describe("validateSummary", () => {
     assert.deepEqual(check(raw), []);
   });
 
-  test("unknown fields are ignored (psi, swap, cpu, network, ...)", () => {
-    const raw = withValue(["node", "swap"], { swapUsageBytes: "not checked" });
-    assert.deepEqual(check(withValue(["node", "cpu"], { psi: { some: "x" } })), []);
-    assert.deepEqual(check(raw), []);
+  test("unknown fields are ignored (cpu usage, network, ...)", () => {
+    assert.deepEqual(check(withValue(["node", "cpu", "usageNanoCores"], "not checked")), []);
+    assert.deepEqual(check(withValue(["node", "network"], { rxBytes: "not checked" })), []);
+    assert.deepEqual(check(withValue(["pods", 0, "memory", "rssBytes"], -1)), []);
+  });
+
+  test("pressure and swap blocks may be missing or null anywhere (not reported)", () => {
+    for (const keys of [
+      ["node", "cpu"],
+      ["node", "cpu", "psi"],
+      ["node", "io", "psi", "some"],
+      ["node", "swap", "swapAvailableBytes"],
+      ["pods", 0, "memory", "psi", "full", "avg10"],
+      ["pods", 0, "containers", 0, "io", "time"],
+    ]) {
+      assert.deepEqual(check(withValue(keys, undefined)), [], keys.join("."));
+      assert.deepEqual(check(withValue(keys, null)), [], keys.join("."));
+    }
   });
 
   test('a podRef without uid is accepted (Go decodes it as "")', () => {
@@ -229,6 +256,78 @@ describe("validateSummary", () => {
       path: `${PATH}.pods[0].containers[0].memory.workingSetBytes`,
       code: "invalid-counter",
       message: `${UINT64} -5`,
+    },
+    {
+      name: "PSI total beyond uint64",
+      keys: ["node", "memory", "psi", "some", "total"],
+      value: `${EXACT_INT_PREFIX}18446744073709551616`,
+      path: `${PATH}.node.memory.psi.some.total`,
+      code: "invalid-counter",
+      message: `${UINT64} 18446744073709551616`,
+    },
+    {
+      name: "PSI average above 100",
+      keys: ["node", "cpu", "psi", "full", "avg10"],
+      value: 100.5,
+      path: `${PATH}.node.cpu.psi.full.avg10`,
+      code: "invalid-percentage",
+      message: "expected a percentage from 0 to 100, got 100.5",
+    },
+    {
+      name: "PSI average as a string",
+      keys: ["pods", 0, "io", "psi", "some", "avg60"],
+      value: "0.5",
+      path: `${PATH}.pods[0].io.psi.some.avg60`,
+      code: "invalid-percentage",
+      message: 'expected a percentage from 0 to 100, got "0.5"',
+    },
+    {
+      name: "PSI line that is not an object",
+      keys: ["pods", 0, "containers", 0, "memory", "psi", "full"],
+      value: 3,
+      path: `${PATH}.pods[0].containers[0].memory.psi.full`,
+      code: "invalid-type",
+      message: "expected an object, got 3",
+    },
+    {
+      name: "psi that is not an object",
+      keys: ["node", "systemContainers", 0, "cpu", "psi"],
+      value: "x",
+      path: `${PATH}.node.systemContainers[0].cpu.psi`,
+      code: "invalid-type",
+      message: 'expected an object, got "x"',
+    },
+    {
+      name: "cpu that is not an object",
+      keys: ["pods", 0, "containers", 0, "cpu"],
+      value: [],
+      path: `${PATH}.pods[0].containers[0].cpu`,
+      code: "invalid-type",
+      message: "expected an object, got a list",
+    },
+    {
+      name: "io time that is not RFC 3339",
+      keys: ["node", "io", "time"],
+      value: "now",
+      path: `${PATH}.node.io.time`,
+      code: "invalid-time",
+      message: 'expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got "now"',
+    },
+    {
+      name: "swap counter",
+      keys: ["pods", 0, "swap", "swapUsageBytes"],
+      value: -1,
+      path: `${PATH}.pods[0].swap.swapUsageBytes`,
+      code: "invalid-counter",
+      message: `${UINT64} -1`,
+    },
+    {
+      name: "container swap time",
+      keys: ["pods", 0, "containers", 0, "swap", "time"],
+      value: 5,
+      path: `${PATH}.pods[0].containers[0].swap.time`,
+      code: "invalid-time",
+      message: 'expected an RFC 3339 time such as "2025-01-01T00:00:00Z", got 5',
     },
     {
       name: "time that is not RFC 3339",

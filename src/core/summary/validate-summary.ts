@@ -1,22 +1,28 @@
 /**
- * The up-front check of a raw Summary API object: reports every problem in the fields eviction reads,
- * without building anything, so a replay can reject bad input before it prints a single step.
+ * The up-front check of a raw Summary API object: reports every problem in the fields evictd reads
+ * (what eviction reads, and the pressure and swap figures reports show), without building anything,
+ * so a replay can reject bad input before it prints a single step.
  */
 import { pathIndex, pathKey, type IssueList } from "../issues.js";
 import { describeValue } from "../raw/describe-value.js";
 import { isRawObject } from "../raw/raw-object.js";
 import {
   type RawContainer,
+  type RawCpu,
   type RawFs,
+  type RawIo,
   type RawMemory,
   type RawNode,
   type RawPod,
   type RawPodRef,
   type RawProcessStats,
+  type RawPsi,
+  type RawPsiData,
   type RawPvcRef,
   type RawRlimit,
   type RawRuntime,
   type RawSummary,
+  type RawSwap,
   type RawVolume,
 } from "./raw-summary.js";
 import { Rfc3339Memo } from "../time/rfc3339.js";
@@ -74,6 +80,7 @@ function checkNode(node: RawNode, path: string, ctx: Context): void {
     const container = systemContainers[i] as RawContainer;
     checkString(container.name, itemPath, "name", false, ctx);
     checkMemory(container.memory, itemPath, "memory", ctx);
+    checkCpuIoSwap(container, itemPath, ctx);
   }
   checkMemory(node.memory, path, "memory", ctx);
   checkFs(node.fs, path, "fs", ctx);
@@ -89,6 +96,7 @@ function checkNode(node: RawNode, path: string, ctx: Context): void {
     checkCounter(rlimit.maxpid, rlimitPath, "maxpid", ctx);
     checkCounter(rlimit.curproc, rlimitPath, "curproc", ctx);
   }
+  checkCpuIoSwap(node, path, ctx);
 }
 
 function checkPod(pod: RawPod, path: string, ctx: Context): void {
@@ -114,6 +122,7 @@ function checkPod(pod: RawPod, path: string, ctx: Context): void {
     checkMemory(container.memory, itemPath, "memory", ctx);
     checkFs(container.rootfs, itemPath, "rootfs", ctx);
     checkFs(container.logs, itemPath, "logs", ctx);
+    checkCpuIoSwap(container, itemPath, ctx);
   }
 
   const volumes = listAt(pod.volume, path, "volume", ctx);
@@ -140,6 +149,7 @@ function checkPod(pod: RawPod, path: string, ctx: Context): void {
       ctx,
     );
   }
+  checkCpuIoSwap(pod, path, ctx);
 }
 
 function checkMemory(raw: unknown, parent: string, key: string, ctx: Context): void {
@@ -151,6 +161,117 @@ function checkMemory(raw: unknown, parent: string, key: string, ctx: Context): v
   if (!isPlainCounter(memory.workingSetBytes))
     reportCounter(memory.workingSetBytes, parent, key, "workingSetBytes", ctx);
   if (!isPlainCounter(memory.usageBytes)) reportCounter(memory.usageBytes, parent, key, "usageBytes", ctx);
+  if (!isPlainPsi(memory.psi)) checkPsi(memory.psi, child(parent, key), ctx);
+}
+
+/**
+ * The blocks no decision reads but reports show, wherever a node, system container, pod or
+ * container carries them: cpu (its pressure only), io and swap. Each is first looked at whole,
+ * without a path put together (a 110-pod Summary holds some 700 of them); only a block with a
+ * problem is gone through again to report it.
+ */
+function checkCpuIoSwap(
+  holder: { readonly cpu?: unknown; readonly io?: unknown; readonly swap?: unknown },
+  parent: string,
+  ctx: Context,
+): void {
+  const { cpu, io, swap } = holder;
+  if (cpu !== undefined && cpu !== null && !(isRawObject(cpu) && isPlainPsi((cpu as RawCpu).psi)))
+    reportCpu(cpu, parent, ctx);
+  if (
+    io !== undefined &&
+    io !== null &&
+    !(isRawObject(io) && isPlainTime((io as RawIo).time, ctx) && isPlainPsi((io as RawIo).psi))
+  )
+    reportIo(io, parent, ctx);
+  if (swap !== undefined && swap !== null && !(isRawObject(swap) && isPlainSwap(swap, ctx)))
+    reportSwap(swap, parent, ctx);
+}
+
+function isPlainSwap(swap: RawSwap, ctx: Context): boolean {
+  return (
+    isPlainTime(swap.time, ctx) &&
+    isPlainCounter(swap.swapAvailableBytes) &&
+    isPlainCounter(swap.swapUsageBytes)
+  );
+}
+
+/** Not reported, or a PSI block whose every figure is a plain counter or percentage. */
+function isPlainPsi(raw: unknown): boolean {
+  if (raw === undefined || raw === null) return true;
+  if (!isRawObject(raw)) return false;
+  const psi = raw as RawPsi;
+  return isPlainPsiData(psi.some) && isPlainPsiData(psi.full);
+}
+
+function isPlainPsiData(raw: unknown): boolean {
+  if (raw === undefined || raw === null) return true;
+  if (!isRawObject(raw)) return false;
+  const data = raw as RawPsiData;
+  return (
+    isPlainCounter(data.total) &&
+    isPercentage(data.avg10) &&
+    isPercentage(data.avg60) &&
+    isPercentage(data.avg300)
+  );
+}
+
+function isPlainTime(v: unknown, ctx: Context): boolean {
+  return v === undefined || v === null || (typeof v === "string" && ctx.times.parse(v) !== "invalid");
+}
+
+function reportCpu(raw: unknown, parent: string, ctx: Context): void {
+  if (!isPresent(raw, parent, "cpu", ctx)) return;
+  checkPsi((raw as RawCpu).psi, child(parent, "cpu"), ctx);
+}
+
+function reportIo(raw: unknown, parent: string, ctx: Context): void {
+  if (!isPresent(raw, parent, "io", ctx)) return;
+  const io = raw as RawIo;
+  checkTime(io.time, parent, "io", ctx);
+  checkPsi(io.psi, child(parent, "io"), ctx);
+}
+
+function reportSwap(raw: unknown, parent: string, ctx: Context): void {
+  if (!isPresent(raw, parent, "swap", ctx)) return;
+  const swap = raw as RawSwap;
+  const swapPath = child(parent, "swap");
+  checkTime(swap.time, parent, "swap", ctx);
+  checkCounter(swap.swapAvailableBytes, swapPath, "swapAvailableBytes", ctx);
+  checkCounter(swap.swapUsageBytes, swapPath, "swapUsageBytes", ctx);
+}
+
+/** `parent.psi`: `some` and `full`, each a uint64 total and three percentages. */
+function checkPsi(raw: unknown, parent: string, ctx: Context): void {
+  if (!isPresent(raw, parent, "psi", ctx)) return;
+  const psi = raw as RawPsi;
+  const path = child(parent, "psi");
+  checkPsiData(psi.some, path, "some", ctx);
+  checkPsiData(psi.full, path, "full", ctx);
+}
+
+function checkPsiData(raw: unknown, parent: string, key: string, ctx: Context): void {
+  if (!isPresent(raw, parent, key, ctx)) return;
+  const data = raw as RawPsiData;
+  const path = child(parent, key);
+  checkCounter(data.total, path, "total", ctx);
+  checkPercentage(data.avg10, path, "avg10", ctx);
+  checkPercentage(data.avg60, path, "avg60", ctx);
+  checkPercentage(data.avg300, path, "avg300", ctx);
+}
+
+/** A PSI average, or not reported: a number from 0 to 100 (the kernel's percentage of wall time). */
+function isPercentage(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === "number" && v >= 0 && v <= 100);
+}
+
+function checkPercentage(v: unknown, parent: string, key: string, ctx: Context): void {
+  if (isPercentage(v)) return;
+  ctx.issues.error(
+    pathKey(parent, key),
+    "invalid-percentage",
+    `expected a percentage from 0 to 100, got ${describeValue(v)}`,
+  );
 }
 
 function checkFs(raw: unknown, parent: string, key: string, ctx: Context): void {

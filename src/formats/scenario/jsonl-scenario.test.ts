@@ -77,6 +77,31 @@ describe("readJsonlScenario", () => {
     assert.match(r.issues[1] ?? "", /^t\.jsonl:7:2: steps\[5\]\.at: .*"5x"/);
   });
 
+  test("updatePods: a pod of the header is updated; an unknown UID is an error at its line", async () => {
+    const update = (uid: string): string =>
+      JSON.stringify({
+        at: "10s",
+        updatePods: [
+          {
+            metadata: { name: "web", namespace: "default", uid },
+            spec: { containers: [{ name: "app", resources: { requests: { memory: "1Gi" } } }] },
+          },
+        ],
+      });
+    const good = await read([HEADER, step("0s"), update("default/web")]);
+    assert.deepEqual(good.issues, []);
+    assert.deepEqual(
+      good.steps.map((s) => s.updatePods.map((p) => p.uid)),
+      [[], ["default/web"]],
+    );
+    const bad = await read([HEADER, step("0s"), update("u-other")]);
+    assert.equal(bad.issues.length, 1, bad.issues.join("\n"));
+    assert.match(
+      bad.issues[0] ?? "",
+      /^t\.jsonl:3:\d+: steps\[1\]\.updatePods\[0\]: no pod with uid "u-other"/,
+    );
+  });
+
   test("the column of a problem is its position inside the line", async () => {
     const line = '{"at":"0s","summary":{"node":{"memory":{"availableBytes":"lots"}}}}';
     const r = await read([HEADER, line]);

@@ -132,7 +132,7 @@ export async function readJsonlScenario(
   const headerOk = header !== undefined && !all.some((i) => i.severity === "error");
 
   async function* steps(): AsyncGenerator<ScenarioStep> {
-    const loader = new StepLoader(files);
+    const loader = new StepLoader(files, headerOk ? header?.pods : undefined);
     let failed = !headerOk;
     let index = 0;
     for (let next = await it.next(); next.done !== true; next = await it.next()) {

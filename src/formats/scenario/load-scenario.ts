@@ -87,6 +87,9 @@ export async function loadScenario(
   const external: Issue[] = [];
   const files = new ReferencedFiles(baseDir, external);
   const header = await loadScenarioHeader(root, { issues, external, files, baseDir });
+  // With a header in error its pod list may lack some: steps are then not checked against it.
+  const headerPods =
+    issues.hasErrors || external.some((i) => i.severity === "error") ? undefined : header?.pods;
 
   const steps: ScenarioStep[] = [];
   const rawSteps = root["steps"];
@@ -94,7 +97,7 @@ export async function loadScenario(
   else if (!Array.isArray(rawSteps))
     issues.error("steps", "type", `expected a list of steps, got ${describeValue(rawSteps)}`);
   else {
-    const loader = new StepLoader(files);
+    const loader = new StepLoader(files, headerPods);
     for (let i = 0; i < rawSteps.length; i++) {
       const step = await loader.load(rawSteps[i], i, issues);
       if (step !== undefined) steps.push(step);

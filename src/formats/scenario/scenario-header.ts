@@ -1,12 +1,13 @@
 /**
  * The checks of a scenario's top-level fields other than `steps` (start, config and flags, node,
- * filesystems, evictedPods, pods), shared by the document and the JSONL forms: a document's root and
+ * filesystems, evictedPods, pods, and the informational source and environment), shared by the document and the JSONL forms: a document's root and
  * a JSONL header line are checked alike.
  */
 import { resolve } from "node:path";
 import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
 import { pathKey, type Issue, type IssueList } from "../../core/issues.js";
 import type { FilesystemLayout, Pod } from "../../core/model.js";
+import { decodeNodeEnvironment } from "../../core/node/decode-node-environment.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { parseQuantity, QuantityError, quantityValue } from "../../core/quantity.js";
 import { parseRfc3339 } from "../../core/time/rfc3339.js";
@@ -27,6 +28,7 @@ const TOP_KEYS = new Set([
   "pods",
   "steps",
   "source",
+  "environment",
 ]);
 const LAYOUTS: readonly FilesystemLayout[] = ["single", "dedicated", "split"];
 
@@ -159,11 +161,15 @@ export async function loadScenarioHeader(
     else issues.error("evictedPods", "enum", `expected remove or keep, got ${describeValue(e)}`);
   }
 
+  // Informational (where the trace was recorded): warnings at most, never a reason not to replay.
+  const environment = decodeNodeEnvironment(root["environment"], "environment", issues);
+
   const pods = await loadPods(root["pods"], "pods", checks.files, issues);
   if (built === undefined || !built.ok) return undefined;
   const figureSources = figureSourcesOf(root["source"]);
   return {
     ...(figureSources !== undefined ? { figureSources } : {}),
+    ...(environment !== undefined ? { environment } : {}),
     start,
     config: built.config,
     configSource: { document: configValue, flags },

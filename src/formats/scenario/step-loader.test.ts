@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { IssueList, type Issue } from "../../core/issues.js";
+import type { Pod } from "../../core/model.js";
+import { decodePodList } from "../../core/pod/decode-pod.js";
 import { ReferencedFiles } from "./referenced-files.js";
 import { StepLoader } from "./step-loader.js";
 
@@ -12,10 +14,15 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(join(dir, "good.json"), JSON.stringify({ node: { memory: { availableBytes: 1024 } } }));
 writeFileSync(join(dir, "bad.json"), JSON.stringify({ node: { memory: { availableBytes: -1 } } }));
 
-function loader(): { loader: StepLoader; external: Issue[] } {
+function loader(initialPods?: readonly Pod[]): { loader: StepLoader; external: Issue[] } {
   const external: Issue[] = [];
-  return { loader: new StepLoader(new ReferencedFiles(dir, external)), external };
+  return { loader: new StepLoader(new ReferencedFiles(dir, external), initialPods), external };
 }
+
+const manifest = (name: string, uid: string, memory = "100Mi"): object => ({
+  metadata: { name, uid },
+  spec: { containers: [{ name: "c", resources: { requests: { memory } } }] },
+});
 
 describe("StepLoader.load", () => {
   const cases: { name: string; raw: unknown; errors: string[]; warnings?: string[] }[] = [
@@ -44,6 +51,11 @@ describe("StepLoader.load", () => {
       name: "addPods with a bad pod",
       raw: { at: "0s", addPods: [{ spec: { containers: [{ name: "c" }] } }] },
       errors: ["steps[4].addPods[0].metadata.name"],
+    },
+    {
+      name: "updatePods with a bad pod",
+      raw: { at: "0s", updatePods: [{ metadata: { name: "a" }, spec: { containers: "c" } }] },
+      errors: ["steps[4].updatePods[0].spec.containers"],
     },
     {
       name: "an unknown field is only a warning",
@@ -79,6 +91,7 @@ describe("StepLoader.load", () => {
         reclaimErrors: { images: "boom" },
         killFailures: ["default/a"],
         addPods: [{ metadata: { name: "a" }, spec: { containers: [{ name: "c" }] } }],
+        updatePods: [manifest("a", "default/a", "1Gi")],
         removePods: ["default/b"],
         admit: [{ metadata: { name: "c" }, spec: { containers: [{ name: "c" }] } }],
       },
@@ -93,9 +106,52 @@ describe("StepLoader.load", () => {
     assert.deepEqual(step.reclaimErrors, { images: "boom" });
     assert.deepEqual([step.killFailures, step.removePods], [["default/a"], ["default/b"]]);
     assert.deepEqual(
-      [step.addPods.map((p) => p.key), step.admit.map((p) => p.key)],
-      [["default/a"], ["default/c"]],
+      [step.addPods.map((p) => p.key), step.updatePods.map((p) => p.key), step.admit.map((p) => p.key)],
+      [["default/a"], ["default/a"], ["default/c"]],
     );
+  });
+
+  test("updatePods names pods defined before (pods, earlier or this step's addPods); an unknown UID is an error", async () => {
+    const initial = decodePodList([manifest("web", "u-web")], "pods", new IssueList());
+    const { loader: l } = loader(initial);
+    const issues = new IssueList();
+    const first = await l.load(
+      { at: "0s", addPods: [manifest("db", "u-db")], updatePods: [manifest("web", "u-web", "1Gi")] },
+      0,
+      issues,
+    );
+    const second = await l.load(
+      { at: "10s", updatePods: { kind: "PodList", items: [manifest("db", "u-db", "2Gi")] } },
+      1,
+      issues,
+    );
+    assert.deepEqual(issues.items, []);
+    assert.deepEqual(
+      [first?.updatePods.map((p) => p.uid), second?.updatePods.map((p) => p.uid)],
+      [["u-web"], ["u-db"]],
+    );
+    const later = new IssueList();
+    const third = await l.load(
+      { at: "20s", updatePods: [manifest("web", "u-web"), manifest("web-2", "u-new")] },
+      2,
+      later,
+    );
+    assert.equal(third, undefined, "a step with an error is never handed on");
+    assert.deepEqual(
+      later.items.map((i) => [i.severity, i.path, i.code]),
+      [["error", "steps[2].updatePods[1]", "unknown-pod"]],
+    );
+    assert.match(
+      later.items[0]?.message ?? "",
+      /no pod with uid "u-new" \(default\/web-2\) was defined before/,
+    );
+  });
+
+  test("without the header's pods (a header in error), updatePods is not checked against them", async () => {
+    const issues = new IssueList();
+    const step = await loader().loader.load({ at: "0s", updatePods: [manifest("x", "u-x")] }, 0, issues);
+    assert.deepEqual(issues.items, []);
+    assert.equal(step?.updatePods.length, 1);
   });
 
   test("at must increase from step to step; a bad at is not compared", async () => {

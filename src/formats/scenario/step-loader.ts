@@ -1,13 +1,13 @@
 /**
  * The checks of one scenario step (docs/replay-format.md, `steps[]`), shared by the document and the
  * JSONL forms: `at` (a Go duration, strictly after the previous step's), summaries inline or by
- * file, reclaimErrors, killFailures, addPods, removePods, admit. Steps are loaded one at a time, in
- * order, so a streamed trace is checked and replayed without being held in memory.
+ * file, reclaimErrors, killFailures, addPods, updatePods, removePods, admit. Steps are loaded one
+ * at a time, in order, so a streamed trace is checked and replayed without being held in memory.
  */
 import { durationToMs, DurationError, parseGoDuration } from "../../core/time/duration.js";
 import { pathIndex, pathKey, type IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import { decodePodList } from "../../core/pod/decode-pod.js";
+import { decodeLocatedPods, decodePodList } from "../../core/pod/decode-pod.js";
 import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { RawSummary, ScenarioStep } from "../../app/replay/scenario.js";
 import { isRawObject } from "../../core/raw/raw-object.js";
@@ -21,6 +21,7 @@ const STEP_KEYS = new Set([
   "reclaimErrors",
   "killFailures",
   "addPods",
+  "updatePods",
   "removePods",
   "admit",
 ]);
@@ -33,9 +34,16 @@ export class StepLoader {
   private readonly files: ReferencedFiles;
   /** The last `at` that parsed, for the ordering check. */
   private lastAt = -Infinity;
+  /**
+   * UIDs of every pod the scenario has defined so far (its `pods`, then each step's `addPods`):
+   * what `updatePods` may name. Undefined when the header did not decode: its pods are unknown,
+   * and an error for every update would only repeat the header's.
+   */
+  private readonly definedUids: Set<string> | undefined;
 
-  constructor(files: ReferencedFiles) {
+  constructor(files: ReferencedFiles, initialPods?: readonly Pod[]) {
     this.files = files;
+    this.definedUids = initialPods === undefined ? undefined : new Set(initialPods.map((p) => p.uid));
   }
 
   /**
@@ -134,6 +142,8 @@ export class StepLoader {
       if (v === undefined) return [];
       return decodePodList(v, `${path}.${key}`, issues);
     };
+    const addPods = podList("addPods");
+    for (const p of addPods) this.definedUids?.add(p.uid);
     const step: ScenarioStep = {
       index,
       atMs,
@@ -141,7 +151,8 @@ export class StepLoader {
       ...(afterReclaim !== undefined ? { afterReclaim } : {}),
       reclaimErrors,
       killFailures: stringList("killFailures"),
-      addPods: podList("addPods"),
+      addPods,
+      updatePods: this.updatedPods(raw["updatePods"], `${path}.updatePods`, issues),
       removePods: stringList("removePods"),
       admit: podList("admit"),
     };
@@ -160,6 +171,28 @@ export class StepLoader {
     for (let i = before; i < issues.items.length && !failed; i++)
       failed = issues.items[i]?.severity === "error";
     return failed ? undefined : step;
+  }
+
+  /**
+   * `updatePods` (docs/replay-format.md, "resized pods"): Pods as for `addPods`, each of which must
+   * be one the scenario defined before (in `pods` or an `addPods` up to this step's): an update of a
+   * pod never defined is a broken trace, an error naming the entry. Whether the pod is still active
+   * when the step is replayed depends on the replay's own evictions, so that is the replay's to see.
+   */
+  private updatedPods(raw: unknown, path: string, issues: IssueList): Pod[] {
+    if (raw === undefined) return [];
+    const located = decodeLocatedPods(raw, path, issues);
+    const known = this.definedUids;
+    if (known === undefined) return located.map((p) => p.pod);
+    return located.flatMap(({ pod, path: at }) => {
+      if (known.has(pod.uid)) return [pod];
+      issues.error(
+        at,
+        "unknown-pod",
+        `no pod with uid ${JSON.stringify(pod.uid)} (${pod.key}) was defined before: updatePods replaces a pod of pods or addPods, it does not add one`,
+      );
+      return [];
+    });
   }
 
   /** A summary inline (checked in place) or in a referenced file (checked once per file). */

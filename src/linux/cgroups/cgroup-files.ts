@@ -170,19 +170,7 @@ export class CgroupFiles {
 
   /** A flat-keyed file of `key value` lines (`memory.stat`, `memory.events`, `memory.oom_control`, `pids.events`). */
   async readKeyed(path: string): Promise<ReadonlyMap<string, bigint>> {
-    const out = new Map<string, bigint>();
-    for (const line of (await this.read(path)).split("\n")) {
-      if (line.trim() === "") continue;
-      const [key, value, extra] = line.trim().split(/\s+/);
-      if (key === undefined || value === undefined || extra !== undefined) {
-        throw new AdapterError(
-          "cgroup-parse",
-          `cannot parse ${path}: line ${JSON.stringify(line)} is not "key value"`,
-        );
-      }
-      out.set(key, parseInteger(path, value, key));
-    }
-    return out;
+    return parseFlatKeyed(path, await this.read(path));
   }
 
   /** A `cgroup.procs` file: one pid per line. */
@@ -195,6 +183,26 @@ export class CgroupFiles {
     }
     return out;
   }
+}
+
+/**
+ * The text of a flat-keyed file (`key value` lines: `memory.stat`, `memory.events`), read from
+ * `path`: every key with its value; throws `cgroup-parse` naming the file at a line of another shape.
+ */
+export function parseFlatKeyed(path: string, text: string): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const [key, value, extra] = line.trim().split(/\s+/);
+    if (key === undefined || value === undefined || extra !== undefined) {
+      throw new AdapterError(
+        "cgroup-parse",
+        `cannot parse ${path}: line ${JSON.stringify(line)} is not "key value"`,
+      );
+    }
+    out.set(key, parseInteger(path, value, key));
+  }
+  return out;
 }
 
 /** Parses a non-negative decimal integer, or throws `cgroup-parse` naming the file (and key). */

@@ -9,6 +9,10 @@
  * - kubepods (the Summary's `pods` container): usage − inactive_file, available = its limit −
  *   working set (no limit, no availableBytes: no allocatable signal, as upstream).
  * - each pod and container cgroup: usage − inactive_file.
+ *
+ * Beside them, when asked (`/status`, `explain`), the node's memory three ways: the kubelet's
+ * formula, the kernel's MemAvailable and a working set with kernel memory in it
+ * (node-stats/node-memory-views-reader.ts), evictd's additions that no decision uses.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -20,6 +24,7 @@ import type {
   PodMemory,
 } from "../../app/cluster/node-memory-port.js";
 import type { StatsScope } from "../../app/ports.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import { AdapterError } from "../../errors.js";
 import { formatRfc3339Nano } from "../../core/time/rfc3339.js";
 import { NanoClock } from "../node-stats/nano-clock.js";
@@ -34,6 +39,7 @@ import {
   type WorkingSetReading,
 } from "../node-stats/cgroup-stats-reader.js";
 import { KernelFileReader } from "../node-stats/kernel-file-reader.js";
+import { readNodeMemoryViews } from "../node-stats/node-memory-views-reader.js";
 import { MIN_PODS_READ, readLargestFirst } from "../node-stats/partial-usage-read.js";
 import { counter } from "../node-stats/summary-json.js";
 import { parseMeminfo } from "../procfs.js";
@@ -81,6 +87,7 @@ export class KubeletMemoryReader implements NodeMemoryPort {
   readonly #files = new KernelFileReader();
   readonly #clock: NanoClock;
   readonly #memTotal: bigint;
+  readonly #procRoot: string;
   #pods = new Map<string, KubeletPodCgroup>();
   readonly #locate: CgroupLocator;
   readonly #read: ReadText;
@@ -96,7 +103,8 @@ export class KubeletMemoryReader implements NodeMemoryPort {
     this.#locate = locator(tree.api);
     this.#read = (file) => this.#files.read(file);
     this.#clock = options.clock ?? new NanoClock();
-    const meminfoPath = path.join(options.procRoot ?? "/proc", "meminfo");
+    this.#procRoot = options.procRoot ?? "/proc";
+    const meminfoPath = path.join(this.#procRoot, "meminfo");
     const meminfo = parseMeminfo(readFileSync(meminfoPath, "utf8"));
     if (meminfo === undefined)
       throw new AdapterError("procfs-parse", `cannot parse ${meminfoPath}: no MemTotal/MemFree lines`);
@@ -203,6 +211,27 @@ export class KubeletMemoryReader implements NodeMemoryPort {
       if (figures !== undefined) out.set(uid, figures);
     }
     return out;
+  }
+
+  /**
+   * The node's memory three ways, read now (see node-memory-views-reader.ts); undefined when its
+   * files cannot be read: an addition is left out, it never fails the page that shows it.
+   */
+  readNodeMemoryViews(): NodeMemoryViewsReading | undefined {
+    try {
+      return readNodeMemoryViews(
+        {
+          api: this.#tree.api,
+          dir: this.#tree.nodeDir,
+          isRoot: this.#tree.nodeIsRoot,
+          describe: this.#tree.nodeIsRoot ? "the root cgroup" : "the node cgroup",
+        },
+        { procRoot: this.#procRoot, now: () => this.#clock.nowMs() },
+      );
+    } catch (error) {
+      if (error instanceof AdapterError) return undefined;
+      throw error;
+    }
   }
 
   close(): void {

@@ -38,6 +38,8 @@ import {
   type VolumeJson,
 } from "./summary-json.js";
 import type { NsClock } from "./usage-cache.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
+import { readNodeMemoryViews } from "./node-memory-views-reader.js";
 import { mapConcurrently } from "./map-concurrently.js";
 
 /** The part of the cgroup driver the collector reads through. */
@@ -669,6 +671,36 @@ export class LinuxSummaryCollector {
   /** Resolves when the disk measurement under way in the background (if any) has ended. */
   async diskMeasured(): Promise<void> {
     await this.#measuring?.catch(() => undefined);
+  }
+
+  /**
+   * The node's memory three ways, read now, for /status (node-memory-views-reader.ts): the kubelet's
+   * formula on the node cgroup (what `memory.available` is), /proc/meminfo's MemAvailable, and the
+   * working set with the node cgroup's kernel memory. The node is a cgroup of its own, not the
+   * machine, so its `memory.current` (v1 `memory.usage_in_bytes`) already counts the kernel memory
+   * charged to it: the third view equals the kubelet's and says how much of it is kernel memory
+   * (`memory.stat`'s `kernel + sock`, v1 kmem). Undefined without cgroups (the signal is then
+   * MemAvailable itself, and there is no cgroup to say what kernel memory is) and when the files
+   * cannot be read.
+   */
+  readNodeMemoryViews(): NodeMemoryViewsReading | undefined {
+    const cgroups = this.#cgroups;
+    if (cgroups === undefined) return undefined;
+    try {
+      return readNodeMemoryViews(
+        {
+          api: cgroups.driver.api,
+          dir: cgroups.driver.directories(cgroups.node.node).memory,
+          isRoot: false,
+          capacityBytes: this.#node.capacity.memoryBytes,
+          describe: "evictd's node cgroup",
+        },
+        { procRoot: this.#procRoot, now: () => Number(this.#clock.nowNs()) / 1e6 },
+      );
+    } catch (error) {
+      if (error instanceof AdapterError) return undefined;
+      throw error;
+    }
   }
 
   /** Closes the descriptors kept open between collections. */

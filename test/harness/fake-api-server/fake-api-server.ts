@@ -22,6 +22,12 @@ import {
 } from "./fake-cluster-state.js";
 import { mergeStatus, nodeFromSelector, preconditionRefusal } from "./fake-pod-semantics.js";
 import {
+  FakeDisruptionBudgets,
+  type FakeBudgetSpec,
+  type FakeBudgetStatus,
+} from "./fake-disruption-budgets.js";
+import { FakeEvictionRequests, type FakeAnswer } from "./fake-eviction-requests.js";
+import {
   attributesOf,
   defaultFailure,
   FailureRules,
@@ -45,7 +51,9 @@ import { REPO_ROOT, REAL_DATA } from "../../support/repo-paths.js";
 
 export { writeKubeconfig, type KubeconfigContext } from "../../k8s/write-kubeconfig.js";
 export type { FakePod } from "./fake-cluster-state.js";
+export type { FakeBudgetSpec, FakeBudgetStatus } from "./fake-disruption-budgets.js";
 export type { FailureRule, InjectedResponse, RecordedRequest } from "./fake-requests.js";
+export { isDryRun } from "./fake-requests.js";
 
 /** The real payloads the fake server answers with (test/fixtures/real-data, see its SOURCES.md). */
 export { REAL_DATA };
@@ -74,6 +82,18 @@ export interface FakeApiServerOptions {
   readonly deletion?: DeletionMode;
   /** How a watch from a too-old resourceVersion is refused: an ERROR event (current servers) or HTTP 410. */
   readonly expiredWatch?: "event" | "http";
+  /**
+   * Whether `evictionrequests.lifecycle.k8s.io/v1alpha1` is served (default: not, as on a cluster
+   * that has not enabled the alpha API).
+   */
+  readonly evictionRequests?: "served" | "not-served";
+  /**
+   * What follows a served EvictionRequest: `evict` (default) stands in for the evictionrequest
+   * controller and a pod without responders, whose last responder, the imperative evictor, evicts
+   * the pod through the eviction subresource (budgets included) and the request is marked
+   * TargetEvicted; `none` leaves it pending.
+   */
+  readonly evictionRequestResponder?: "evict" | "none";
 }
 
 /**
@@ -121,6 +141,10 @@ export class FakeApiServer {
   readonly #user: string;
   #state: FakeClusterState | undefined;
   #budget: BlockingBudget | undefined;
+  readonly #budgets = new FakeDisruptionBudgets();
+  readonly #evictionRequests: FakeEvictionRequests;
+  /** What follows a served EvictionRequest; may be changed between requests. */
+  evictionRequestResponder: "evict" | "none";
   #port = 0;
 
   constructor(options: FakeApiServerOptions) {
@@ -129,6 +153,8 @@ export class FakeApiServer {
     this.nodeName = options.nodeName ?? "datagen-1-35";
     this.deletion = options.deletion ?? "at-once";
     this.expiredWatch = options.expiredWatch ?? "event";
+    this.#evictionRequests = new FakeEvictionRequests(options.evictionRequests === "served");
+    this.evictionRequestResponder = options.evictionRequestResponder ?? "evict";
     this.#user = options.user ?? "system:serviceaccount:kube-system:evictd";
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       this.#handle(req, res).catch((error: unknown) => {
@@ -245,6 +271,30 @@ export class FakeApiServer {
 
   allowEvictions(): void {
     this.#budget = undefined;
+  }
+
+  /** Declares a PodDisruptionBudget; the eviction subresource checks it as upstream does. */
+  addPodDisruptionBudget(spec: FakeBudgetSpec): void {
+    this.#budgets.add(spec);
+  }
+
+  removePodDisruptionBudget(namespace: string, name: string): void {
+    this.#budgets.remove(namespace, name);
+  }
+
+  /** A budget's status as the disruption controller would write it now. */
+  podDisruptionBudgetStatus(namespace: string, name: string): FakeBudgetStatus | undefined {
+    return this.#budgets.status(namespace, name, this.state.pods());
+  }
+
+  /** Starts or stops serving EvictionRequests (the alpha API enabled or not). */
+  serveEvictionRequests(served: boolean): void {
+    this.#evictionRequests.served = served;
+  }
+
+  /** The EvictionRequests stored, as stored. */
+  get evictionRequests(): Record<string, unknown>[] {
+    return this.#evictionRequests.all();
   }
 
   // ----- mutators -----
@@ -446,6 +496,25 @@ export class FakeApiServer {
     if (method === "POST" && (m = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p))) {
       return this.#createEvent(request, res, decodeURIComponent(m[1] ?? ""));
     }
+    if (
+      this.#evictionRequests.served &&
+      (m = /^\/apis\/lifecycle\.k8s\.io\/v1alpha1\/namespaces\/([^/]+)\/evictionrequests(?:\/([^/]+))?$/.exec(
+        p,
+      ))
+    ) {
+      const namespace = decodeURIComponent(m[1] ?? "");
+      const name = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
+      if (method === "POST" && name === undefined)
+        return this.#createEvictionRequest(request, res, namespace);
+      if (method === "DELETE" && name !== undefined)
+        return send(res, this.#evictionRequests.delete(namespace, name));
+      if (method === "GET" && name !== undefined) {
+        const stored = this.#evictionRequests.get(namespace, name);
+        return stored === undefined
+          ? notFound(res, "evictionrequests.lifecycle.k8s.io", name)
+          : sendJson(res, 200, stored);
+      }
+    }
     sendStatus(res, 404, "NotFound", "the server could not find the requested resource");
   }
 
@@ -547,16 +616,53 @@ export class FakeApiServer {
     sendJson(res, 200, result);
   }
 
+  /**
+   * POST pods/NAME/eviction, as `EvictionREST.Create` (pkg/registry/core/pod/storage/eviction.go)
+   * answers it. `dryRun` may come in the query or in the Eviction's DeleteOptions (`propagateDryRun`:
+   * either, or both when they are equal). A terminal, pending or terminating pod is deleted without
+   * a budget (`canIgnorePDB`). Otherwise the pod's budgets decide (fake-disruption-budgets.ts): more
+   * than one is a Failure Status of code 500, none allowing a disruption a 429 TooManyRequests with
+   * a `DisruptionBudget` cause. An allowed eviction marks the pod DisruptionTarget and deletes it
+   * (`addConditionAndDeletePod`); a dry run does neither and records nothing in the budget, and
+   * answers as the real one does: 201 with a Success Status (the create handler's code).
+   */
   #evict(request: RecordedRequest, res: http.ServerResponse, namespace: string, name: string): void {
     const eviction = asRecord(request.json);
     const metadata = asRecord(eviction?.metadata);
     if (eviction === undefined || metadata?.name !== name) {
       return sendStatus(res, 400, "BadRequest", "name in URL does not match name in Eviction object");
     }
-    const pod = this.state.pod(namespace, name);
-    if (pod === undefined) return notFound(res, "pods", name);
     const options = asRecord(eviction.deleteOptions) ?? {};
-    // Terminal, pending or already terminating pods are deleted without consulting budgets (canIgnorePDB).
+    const inQuery = request.query.dryRun === undefined ? [] : [request.query.dryRun];
+    const inBody = Array.isArray(options.dryRun) ? (options.dryRun as unknown[]) : [];
+    if (inQuery.length > 0 && inBody.length > 0 && JSON.stringify(inQuery) !== JSON.stringify(inBody)) {
+      return sendStatus(
+        res,
+        500,
+        "InternalError",
+        `Internal error occurred: Non-matching dry-run options in request and content: [${inQuery.join(" ")}] and [${inBody.join(" ")}]`,
+      );
+    }
+    const dryRun = [...inQuery, ...inBody];
+    if (dryRun.some((v) => v !== "All"))
+      return sendStatus(
+        res,
+        400,
+        "BadRequest",
+        `Unsupported value: ${JSON.stringify(dryRun)}: supported values: "All"`,
+      );
+    const answer = this.#evictPod(namespace, name, options, dryRun.length > 0);
+    sendJson(res, answer.status, answer.body);
+  }
+
+  /** The eviction subresource on one pod (see #evict): its answer, and its effect unless `dryRun`. */
+  #evictPod(namespace: string, name: string, options: Record<string, unknown>, dryRun: boolean): FakeAnswer {
+    const success: FakeAnswer = {
+      status: 201,
+      body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 },
+    };
+    const pod = this.state.pod(namespace, name);
+    if (pod === undefined) return notFoundAnswer("pods", name);
     const phase = pod.status?.phase;
     const ignoreBudget =
       phase === "Succeeded" ||
@@ -565,26 +671,31 @@ export class FakeApiServer {
       pod.metadata.deletionTimestamp !== undefined;
     if (!ignoreBudget && this.#budget !== undefined) {
       const b = this.#budget;
-      return sendJson(res, 429, {
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message: "Cannot evict pod as it would violate the pod's disruption budget.",
-        reason: "TooManyRequests",
-        details: {
-          causes: [
-            {
-              reason: "DisruptionBudget",
-              message: `The disruption budget ${b.name} needs ${b.desiredHealthy} healthy pods and has ${b.currentHealthy} currently`,
-            },
-          ],
-        },
-        code: 429,
-      });
+      return budgetRefusal(b.name, b.desiredHealthy, b.currentHealthy);
     }
+    if (!ignoreBudget) {
+      // As upstream, the budget records the disruption before the delete checks the preconditions.
+      const check = this.#budgets.check(pod, this.state.pods(), dryRun, new Date());
+      if (check.kind === "too-many-budgets")
+        return {
+          status: 500,
+          body: {
+            kind: "Status",
+            apiVersion: "v1",
+            metadata: {},
+            status: "Failure",
+            message:
+              "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+            code: 500,
+          },
+        };
+      if (check.kind === "refused")
+        return budgetRefusal(check.budget, check.status.desiredHealthy, check.status.currentHealthy);
+    }
+    // The store checks the uid precondition on a dry-run delete too.
     const refusal = preconditionRefusal(pod, options);
-    if (refusal !== undefined) return sendJson(res, 409, refusal);
+    if (refusal !== undefined) return { status: 409, body: refusal };
+    if (dryRun) return success;
     // The eviction subresource marks a pod it is about to delete (PodDisruptionConditions, GA in 1.31).
     const marked = this.state.modifyPod(namespace, name, (p) =>
       mergeStatus(p, {
@@ -600,7 +711,45 @@ export class FakeApiServer {
       }),
     );
     this.#terminate(marked, options);
-    sendJson(res, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
+    return success;
+  }
+
+  /**
+   * POST of an EvictionRequest (fake-eviction-requests.ts), then, with the `evict` responder, what
+   * the evictionrequest controller and the imperative evictor would do for a pod without responders
+   * of its own: evict the target through the eviction subresource, budgets included, and mark the
+   * request TargetEvicted once that went through. Done a little later, as a controller reacts to
+   * the object it watches.
+   */
+  #createEvictionRequest(request: RecordedRequest, res: http.ServerResponse, namespace: string): void {
+    const answer = this.#evictionRequests.create(
+      namespace,
+      request.json,
+      this.state.resourceVersion,
+      new Date(),
+    );
+    send(res, answer);
+    if (answer.status !== 201 || this.evictionRequestResponder !== "evict") return;
+    const stored = answer.body as {
+      metadata: { name: string };
+      spec: { intent: string; target: { pod: { name: string; uid: string } } };
+    };
+    if (stored.spec.intent !== "Eviction") return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      const target = stored.spec.target.pod;
+      if (this.state.pod(namespace, target.name)?.metadata.uid !== target.uid) return;
+      const evicted = this.#evictPod(namespace, target.name, { preconditions: { uid: target.uid } }, false);
+      if (evicted.status === 201)
+        this.#evictionRequests.setCondition(
+          namespace,
+          stored.metadata.name,
+          "TargetEvicted",
+          "Evicted",
+          new Date(),
+        );
+    }, 20);
+    this.#timers.add(timer);
   }
 
   /**
@@ -701,6 +850,53 @@ export class FakeApiServer {
     events.push(stored);
     sendJson(res, 201, stored);
   }
+}
+
+function send(res: http.ServerResponse, answer: FakeAnswer): void {
+  sendJson(res, answer.status, answer.body);
+}
+
+function notFoundAnswer(resource: string, name: string): FakeAnswer {
+  return {
+    status: 404,
+    body: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `${resource} "${name}" not found`,
+      reason: "NotFound",
+      details: { name, kind: resource },
+      code: 404,
+    },
+  };
+}
+
+/**
+ * The 429 of `checkAndDecrement` when the budget allows no disruption: `NewTooManyRequests` with
+ * no Retry-After (0 is omitted) and one `DisruptionBudget` cause naming the budget.
+ */
+function budgetRefusal(budget: string, desiredHealthy: number, currentHealthy: number): FakeAnswer {
+  return {
+    status: 429,
+    body: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "Cannot evict pod as it would violate the pod's disruption budget.",
+      reason: "TooManyRequests",
+      details: {
+        causes: [
+          {
+            reason: "DisruptionBudget",
+            message: `The disruption budget ${budget} needs ${desiredHealthy} healthy pods and has ${currentHealthy} currently`,
+          },
+        ],
+      },
+      code: 429,
+    },
+  };
 }
 
 function configzText(config: Record<string, unknown>): string {

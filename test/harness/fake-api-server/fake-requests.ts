@@ -20,6 +20,18 @@ export interface RecordedRequest {
   readonly receivedAt: number;
 }
 
+/**
+ * Whether a recorded request is a dry run: `dryRun` in its query, or in the DeleteOptions of the
+ * Eviction it carries (a preflight), so a suite can tell evictd's real evictions from its checks.
+ */
+export function isDryRun(request: RecordedRequest): boolean {
+  if (request.query.dryRun !== undefined) return true;
+  const body = request.json;
+  if (typeof body !== "object" || body === null) return false;
+  const options = (body as { deleteOptions?: { dryRun?: unknown } }).deleteOptions;
+  return Array.isArray(options?.dryRun) && options.dryRun.length > 0;
+}
+
 /** An answer forced on matching requests. */
 export type InjectedResponse =
   /** This status; body: a Status with a realistic message unless given (object → JSON, string → as is). */
@@ -84,6 +96,8 @@ interface ActiveRule {
 /** What the authorizer would see: for Forbidden messages. */
 export interface Attributes {
   readonly verb: string;
+  /** The API group: "" for the core group (/api/v1). */
+  readonly group?: string;
   readonly resource: string;
   readonly subresource?: string;
   readonly namespace?: string;
@@ -118,6 +132,18 @@ export function attributesOf(request: RecordedRequest): Attributes {
     verb = request.query.watch === "1" || request.query.watch === "true" ? "watch" : "list";
     return { verb, resource: "pods", kubelet: false };
   }
+  m = /^\/apis\/([^/]+)\/[^/]+\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(p);
+  if (m) {
+    return {
+      verb,
+      group: m[1] ?? "",
+      resource: m[3] ?? "",
+      namespace: m[2] ?? "",
+      kubelet: false,
+      ...(m[4] === undefined ? {} : { name: m[4] }),
+      ...(m[5] === undefined ? {} : { subresource: m[5] }),
+    };
+  }
   m = /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(p);
   if (m) {
     return {
@@ -140,7 +166,9 @@ export function defaultFailure(
   request: RecordedRequest,
 ): [string, string] {
   const resource = a.subresource === undefined ? a.resource : `${a.resource}/${a.subresource}`;
-  const object = a.name === undefined ? a.resource : `${a.resource} "${a.name}"`;
+  // A resource of another group than the core one is named with it (schema.GroupResource.String()).
+  const qualified = a.group === undefined || a.group === "" ? a.resource : `${a.resource}.${a.group}`;
+  const object = a.name === undefined ? qualified : `${qualified} "${a.name}"`;
   switch (status) {
     case 401:
       return ["Unauthorized", "Unauthorized"];
@@ -148,7 +176,7 @@ export function defaultFailure(
       const scope = a.namespace === undefined ? "at the cluster scope" : `in the namespace "${a.namespace}"`;
       return [
         "Forbidden",
-        `${object} is forbidden: User "${user}" cannot ${a.verb} resource "${resource}" in API group "" ${scope}`,
+        `${object} is forbidden: User "${user}" cannot ${a.verb} resource "${resource}" in API group "${a.group ?? ""}" ${scope}`,
       ];
     }
     case 404:
