@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  type Dirent,
   appendFileSync,
   existsSync,
   readdirSync,
@@ -575,36 +576,57 @@ describe("evictd run: /healthz tells the truth", { skip: E2E_SKIP }, () => {
     );
     // What another daemon's teardown did to this one: its processes killed, its cgroups removed.
     for (const dir of node.cgroupDirs()) {
-      const subtree = (d: string): string[] => [
-        d,
-        ...readdirSync(d, { withFileTypes: true })
-          .filter((e) => e.isDirectory())
-          .flatMap((e) => subtree(join(d, e.name))),
-      ];
-      for (let round = 0; round < 50; round++) {
-        const pids = subtree(dir).flatMap((d) =>
-          readFileSync(join(d, "cgroup.procs"), "utf8")
+      const subtree = (d: string): string[] => {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(d, { withFileTypes: true });
+        } catch {
+          return []; // removed meanwhile (the daemon tears down a dead pod's cgroup too)
+        }
+        return [d, ...entries.filter((e) => e.isDirectory()).flatMap((e) => subtree(join(d, e.name)))];
+      };
+      const procsIn = (d: string): string[] => {
+        try {
+          return readFileSync(join(d, "cgroup.procs"), "utf8")
             .split("\n")
-            .filter((l) => l !== ""),
-        );
-        if (pids.length === 0) break;
-        for (const pid of pids) {
+            .filter((l) => l !== "");
+        } catch {
+          return []; // removed meanwhile
+        }
+      };
+      // Kill, then remove bottom-up, looking again each round: a killed process can take its
+      // time to leave (an emulated guest on a loaded machine), and a directory made meanwhile
+      // must go too.
+      const deadline = Date.now() + scaled(30_000);
+      while (existsSync(dir) && Date.now() < deadline) {
+        for (const pid of subtree(dir).flatMap(procsIn)) {
           try {
             process.kill(Number(pid), "SIGKILL");
           } catch {
             // gone already
           }
         }
-        await sleep(50);
-      }
-      for (const d of subtree(dir).reverse()) {
-        for (let i = 0; i < 400 && existsSync(d); i++) {
+        for (const d of subtree(dir).reverse()) {
           try {
             rmdirSync(d);
           } catch {
-            await sleep(50); // a killed process is still leaving it (slow on a loaded machine)
+            // still holds a process or a child: the next round
           }
         }
+        if (existsSync(dir)) await sleep(50);
+      }
+      if (existsSync(dir)) {
+        const left = subtree(dir).map((d) => {
+          const who = procsIn(d).map((pid) => {
+            try {
+              return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 120)}`;
+            } catch {
+              return pid;
+            }
+          });
+          return `${d}: ${who.join("; ") || "no process"}`;
+        });
+        assert.fail(`the node cgroup could not be removed:\n${left.join("\n")}${daemon.tail()}`);
       }
     }
     assert.deepEqual(node.cgroupDirs(), [], "the node cgroup is gone");
