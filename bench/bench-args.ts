@@ -7,8 +7,11 @@
  */
 import { parseArgs } from "node:util";
 
-/** The options a bench takes, by name (without the dashes): a value, or a flag. */
-export type OptionKinds = Record<string, "string" | "boolean">;
+/**
+ * The options a bench takes, by name (without the dashes): a value, a flag, or a value that may be
+ * left out (`{ bare: "on" }`: `--hog` alone, at the end or before another option, reads as `--hog on`).
+ */
+export type OptionKinds = Record<string, "string" | "boolean" | { readonly bare: string }>;
 
 type RawValues<K extends OptionKinds> = { [N in keyof K]?: K[N] extends "boolean" ? boolean : string };
 
@@ -137,8 +140,10 @@ export function checkBenchArgs<K extends OptionKinds, R>(
 ): { ok: true; value: R } | { ok: false; errors: string[] } {
   let values: RawValues<K>;
   try {
-    const options = Object.fromEntries(Object.entries(kinds).map(([name, type]) => [name, { type }]));
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false })
+    const options = Object.fromEntries(
+      Object.entries(kinds).map(([name, kind]) => [name, { type: kind === "boolean" ? kind : "string" }]),
+    ) as Record<string, { type: "string" | "boolean" }>;
+    values = parseArgs({ args: withBareValues(argv, kinds), options, strict: true, allowPositionals: false })
       .values as RawValues<K>;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
@@ -155,4 +160,21 @@ export function checkBenchArgs<K extends OptionKinds, R>(
   const args = new BenchArgs(values);
   const value = read(args);
   return args.errors.length > 0 ? { ok: false, errors: args.errors } : { ok: true, value };
+}
+
+/** The command line with each bare option that may go without its value given it (`--hog` → `--hog=on`). */
+function withBareValues(argv: readonly string[], kinds: OptionKinds): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const kind = arg.startsWith("--") ? kinds[arg.slice(2)] : undefined;
+    const next = argv[i + 1];
+    const bare = typeof kind === "object" && (next === undefined || next.startsWith("-"));
+    out.push(bare ? `${arg}=${kind.bare}` : arg);
+  }
+  return out;
 }

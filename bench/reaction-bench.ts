@@ -27,15 +27,18 @@
  *
  *   node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
  *                                     [--modes notify,poll] [--touch populate|write]
- *                                     [--http-clients N]
+ *                                     [--http-clients N] [--out FILE]
  *   node dist/bench/reaction-bench.js --mode cluster [...]   `evictd watch` instead: cluster-reaction-bench.ts
+ *                                     ([--placement pod|outside] [--hog [on|off|both]] [--summary-trials 0..])
+ *
+ * The command line is read in reaction-bench-args.ts (every option of both modes, and --help).
  *
  * `--http-clients N` runs the trials under HTTP load: N keep-alive clients on loopback asking for
  * /status and /metrics as fast as they are answered (http-load.ts, a process of its own), started
  * before the first trial of each node and stopped after its last.
  *
  * Needs root and a memory cgroup (cgroup v1 here). Writes bench/results/reaction.json, or
- * reaction-http.json under HTTP load.
+ * reaction-http.json under HTTP load (`--out FILE`: there instead).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -56,11 +59,15 @@ import {
 } from "../test/harness/node-harness.js";
 import { readBenchArgs } from "./bench-args.js";
 import { describeMachine, machineInfo, median, num, quantile, table, writeResults } from "./bench-stats.js";
-import type { ClusterArgs } from "./cluster-reaction-bench.js";
+import {
+  BASE_PODS,
+  type Mode,
+  REACTION_OPTIONS,
+  REACTION_USAGE,
+  readReactionArgs,
+} from "./reaction-bench-args.js";
 import { Prng } from "../tools/trace-generator/prng.js";
 import { achievedMiBPerSecond, parseRampNotes, rampPodCommand, type Touch } from "./ramp-pod.js";
-
-type Mode = "notify" | "poll";
 
 const MIB = 1024 * 1024;
 const CAPACITY = "512Mi";
@@ -74,8 +81,6 @@ const LINGER_SECONDS = 1;
 const RAMP_GRACE_SECONDS = 5;
 const HOUSEKEEPING = "10s";
 const TRIAL_TIMEOUT_MS = 60_000;
-/** The pods of the small node: four residents and the ramp pod. */
-const BASE_PODS = 5;
 /** Idle pods sleep longer than any run (the harness's IDLE would end, and restart, mid-run). */
 const IDLE_COMMAND = ["sleep", "86400"];
 
@@ -106,80 +111,6 @@ interface Trial {
   readonly crossingToWakeMs?: number;
   readonly evictedPods: readonly string[];
   readonly oomKills: number;
-}
-
-interface Args {
-  readonly pods: number[];
-  readonly rates: number[];
-  readonly trials: number;
-  readonly modes: Mode[];
-  readonly touch: Touch;
-  /** Concurrent HTTP clients on /status and /metrics during the trials (0: none). */
-  readonly httpClients: number;
-}
-
-const USAGE = `usage: node dist/bench/reaction-bench.js [--pods 5,110] [--rates 512,1024,2048] [--trials 20]
-         [--modes notify,poll] [--touch populate|write] [--http-clients N]
-       node dist/bench/reaction-bench.js --mode cluster [--pods 5,110] [--rates 512,1024,2048]
-         [--trials 20] [--summary-trials 5] [--driver cgroupfs|systemd]`;
-
-const OPTIONS = {
-  pods: "string",
-  rates: "string",
-  trials: "string",
-  modes: "string",
-  touch: "string",
-  "http-clients": "string",
-  mode: "string",
-  "summary-trials": "string",
-  driver: "string",
-} as const;
-
-/** The command line: this bench's trials, or `evictd watch`'s (cluster-reaction-bench.ts). */
-type Command =
-  { readonly bench: "node"; readonly args: Args } | { readonly bench: "cluster"; readonly args: ClusterArgs };
-
-function parseArgs(argv: readonly string[]): Command {
-  return readBenchArgs(argv, USAGE, OPTIONS, (a): Command => {
-    const pods = a.wholeNumbers("pods", [5, 110], BASE_PODS);
-    const rates = a.wholeNumbers("rates", [512, 1024, 2048], 1);
-    const trials = a.wholeNumber("trials", 20, 1);
-    // `--mode` names the other bench this one runs: there is one.
-    const mode = a.string("mode");
-    const cluster = mode !== undefined;
-    a.require(
-      mode === undefined || mode === "cluster",
-      `--mode: only "cluster" (evictd watch on a kubelet's node), got ${JSON.stringify(mode)}`,
-    );
-    const only = (names: readonly (keyof typeof OPTIONS)[], when: string, ok: boolean): void => {
-      for (const name of names) a.require(ok || !a.has(name), `--${name}: only ${when}`);
-    };
-    only(["summary-trials", "driver"], "with --mode cluster", cluster);
-    only(["modes", "touch", "http-clients"], "without --mode cluster", !cluster);
-    if (cluster) {
-      return {
-        bench: "cluster",
-        args: {
-          pods,
-          rates,
-          trials,
-          summaryTrials: a.wholeNumber("summary-trials", 5, 1),
-          driver: a.choice("driver", ["cgroupfs", "systemd"] as const, "cgroupfs"),
-        },
-      };
-    }
-    return {
-      bench: "node",
-      args: {
-        pods,
-        rates,
-        trials,
-        modes: a.choices("modes", ["notify", "poll"] as const, ["notify", "poll"]),
-        touch: a.choice("touch", ["populate", "write"] as const, "populate"),
-        httpClients: a.wholeNumber("http-clients", 0),
-      },
-    };
-  });
 }
 
 /** The issue's four residents; the ramp pod of each trial is the fifth pod. */
@@ -601,7 +532,7 @@ async function startHttpLoad(
 }
 
 async function main(): Promise<void> {
-  const command = parseArgs(process.argv.slice(2));
+  const command = readBenchArgs(process.argv.slice(2), REACTION_USAGE, REACTION_OPTIONS, readReactionArgs);
   if (command.bench === "cluster") {
     const { runClusterReaction } = await import("./cluster-reaction-bench.js");
     await runClusterReaction(command.args);
@@ -736,7 +667,7 @@ async function main(): Promise<void> {
       `WARNING: ${s.pods} pods ${s.mode} ${s.rate} MiB/s: the ramp achieved only ${num(s.achievedMiBPerSecond?.median ?? 0, 0)} MiB/s (median); this machine cannot fault memory in that fast`,
     );
   const resultFile = args.httpClients > 0 ? "reaction-http.json" : "reaction.json";
-  const out = fileURLToPath(new URL(`../../bench/results/${resultFile}`, import.meta.url));
+  const out = args.out ?? fileURLToPath(new URL(`../../bench/results/${resultFile}`, import.meta.url));
   writeResults(out, {
     benchmark: "reaction",
     machine,

@@ -28,6 +28,11 @@ export interface ScenarioDocumentStep {
   readonly removePods?: readonly string[];
   /** v1 Pods submitted for admission after this step's run. */
   readonly admit?: unknown;
+  /**
+   * evictd's node memory views as `watch --stats cgroups --record` writes them (docs/replay-format.md,
+   * "node memory views"): checked, shown in reports, never decided on.
+   */
+  readonly nodeMemoryViews?: unknown;
 }
 
 /**

@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { checkBenchArgs, USAGE_EXIT } from "../../bench/bench-args.js";
+import { REACTION_OPTIONS, readReactionArgs } from "../../bench/reaction-bench-args.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
 
 const KINDS = { pods: "string", trials: "string", modes: "string", quick: "boolean" } as const;
@@ -52,6 +53,79 @@ describe("bench command lines", () => {
     assert.match(errors[2] ?? "", /^--modes: .*each once.*"notify,notify"/);
   });
 
+  it("an option whose value may be left out reads bare as its stated value, and takes a value given", () => {
+    const kinds = { hog: { bare: "on" }, pods: "string" } as const;
+    const hog = (argv: readonly string[]) => checkBenchArgs(argv, kinds, (a) => a.string("hog") ?? "absent");
+    assert.deepEqual(hog([]), { ok: true, value: "absent" });
+    assert.deepEqual(hog(["--hog"]), { ok: true, value: "on" });
+    assert.deepEqual(hog(["--hog", "--pods", "5"]), { ok: true, value: "on" });
+    assert.deepEqual(hog(["--hog", "both", "--pods", "5"]), { ok: true, value: "both" });
+    assert.deepEqual(hog(["--hog=off"]), { ok: true, value: "off" });
+    // A bare option where another option's value should be leaves that value missing, as before.
+    const missing = checkBenchArgs(["--pods", "--hog"], kinds, (a) => a.string("pods"));
+    assert.equal(missing.ok, false);
+    assert.match(missing.ok ? "" : missing.errors.join("\n"), /--pods/);
+  });
+
+  it("the cluster reaction bench: placement, hog, summary trials and the results file", () => {
+    const cluster = (argv: readonly string[]) =>
+      checkBenchArgs(["--mode", "cluster", ...argv], REACTION_OPTIONS, readReactionArgs);
+    const defaults = cluster([]);
+    assert.equal(defaults.ok, true);
+    assert.deepEqual(defaults.ok && defaults.value.bench === "cluster" ? defaults.value.args : undefined, {
+      pods: [5, 110],
+      rates: [512, 1024, 2048],
+      trials: 20,
+      summaryTrials: 5,
+      driver: "cgroupfs",
+      placement: "pod",
+      hogs: [false],
+    });
+    const given = cluster(["--placement", "outside", "--hog", "--summary-trials", "0", "--out", "x.json"]);
+    assert.deepEqual(given.ok && given.value.bench === "cluster" ? given.value.args : undefined, {
+      pods: [5, 110],
+      rates: [512, 1024, 2048],
+      trials: 20,
+      summaryTrials: 0,
+      driver: "cgroupfs",
+      placement: "outside",
+      hogs: [true],
+      out: resolve("x.json"),
+    });
+    const hogs = (value: string) => {
+      const r = cluster(["--hog", value]);
+      return r.ok && r.value.bench === "cluster" ? r.value.args.hogs : undefined;
+    };
+    assert.deepEqual(hogs("both"), [false, true]);
+    assert.deepEqual(hogs("on"), [true]);
+    assert.deepEqual(hogs("off"), [false]);
+    const node = checkBenchArgs(["--out", "/tmp/r.json"], REACTION_OPTIONS, readReactionArgs);
+    assert.deepEqual(node.ok && node.value.bench === "node" ? node.value.args.out : undefined, "/tmp/r.json");
+  });
+
+  it("the cluster reaction bench refuses bad values, each named with the option and what was given", () => {
+    const r = checkBenchArgs(
+      ["--mode", "cluster", "--placement", "inside", "--hog", "sometimes", "--summary-trials", "x", "--out="],
+      REACTION_OPTIONS,
+      readReactionArgs,
+    );
+    assert.equal(r.ok, false);
+    const errors = r.ok ? [] : r.errors;
+    assert.equal(errors.length, 4, errors.join("\n"));
+    assert.ok(errors.includes(`--out: a file name expected, got ""`), errors.join("\n"));
+    assert.ok(errors.includes(`--placement: one of pod, outside expected, got "inside"`), errors.join("\n"));
+    assert.ok(errors.includes(`--hog: one of off, on, both expected, got "sometimes"`), errors.join("\n"));
+    assert.ok(
+      errors.some((e) => /^--summary-trials: .*at least 0.*"x"/.test(e)),
+      errors.join("\n"),
+    );
+    const elsewhere = checkBenchArgs(["--placement", "pod", "--hog"], REACTION_OPTIONS, readReactionArgs);
+    assert.deepEqual(elsewhere.ok ? [] : elsewhere.errors, [
+      "--placement: only with --mode cluster",
+      "--hog: only with --mode cluster",
+    ]);
+  });
+
   it("a bench run with a misspelt option exits with usage before it measures or writes anything", () => {
     const results = join(REPO_ROOT, "bench", "results", "overhead.json");
     const before = statSync(results).mtimeMs;
@@ -77,7 +151,19 @@ describe("bench command lines", () => {
     assert.match(help.stdout, /--mode cluster/);
     const mixed = spawnSync(
       process.execPath,
-      [bench, "--mode", "cluster", "--touch", "write", "--driver", "x"],
+      [
+        bench,
+        "--mode",
+        "cluster",
+        "--touch",
+        "write",
+        "--driver",
+        "x",
+        "--placement",
+        "inside",
+        "--hog",
+        "x",
+      ],
       {
         encoding: "utf8",
         timeout: 30_000,
@@ -86,5 +172,8 @@ describe("bench command lines", () => {
     assert.equal(mixed.status, USAGE_EXIT, mixed.stderr);
     assert.match(mixed.stderr, /--touch: only without --mode cluster/);
     assert.match(mixed.stderr, /--driver: one of cgroupfs, systemd expected, got "x"/);
+    assert.match(mixed.stderr, /--placement: one of pod, outside expected, got "inside"/);
+    assert.match(mixed.stderr, /--hog: one of off, on, both expected, got "x"/);
+    assert.match(help.stdout, /--placement pod\|outside/);
   });
 });

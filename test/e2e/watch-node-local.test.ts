@@ -263,6 +263,42 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     const code = await new Promise<number | null>((resolve) => watch?.once("exit", (c) => resolve(c)));
     assert.equal(code, 0, stderr);
     watch = undefined;
+
+    // Every step line of the trace carries the node's memory three ways, read after the step (its
+    // own time), exact; the replay takes them in and its report draws them as evictd's addition.
+    const trace = path.join(dir, "trace.jsonl");
+    const steps = readFileSync(trace, "utf8")
+      .split("\n")
+      .slice(1)
+      .filter((l) => l !== "")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            nodeMemoryViews?: {
+              at: string;
+              capacityBytes: number;
+              kubelet: { usageFrom: string };
+              kernelAvailable?: unknown;
+            };
+          },
+      );
+    assert.ok(steps.length > 0, "the trace has steps");
+    for (const s of steps) {
+      const v = s.nodeMemoryViews;
+      assert.ok(v !== undefined, "each step carries nodeMemoryViews");
+      assert.match(v.at, /^[\d.hms]+$/);
+      assert.equal(v.capacityBytes, CAPACITY);
+      assert.equal(v.kubelet.usageFrom, node.api === "v2" ? "memory.current" : "memory.usage_in_bytes");
+      assert.ok(v.kernelAvailable !== undefined, "MemAvailable");
+    }
+    const report = path.join(dir, "report.html");
+    await promisify(execFile)(process.execPath, [EVICTD_BIN, "replay", trace, "--report", report], {
+      cwd: REPO_ROOT,
+    });
+    assert.match(
+      readFileSync(report, "utf8"),
+      /evictd's addition, not used for eviction: the node's memory three ways/,
+    );
   } finally {
     watch?.kill("SIGKILL");
     await server.current?.close();

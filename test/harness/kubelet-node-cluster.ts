@@ -5,6 +5,7 @@
  * the disk figures `watch --stats cgroups` still takes from the Summary API), and v1 Pods built from
  * a real Running pod of pods-1.json, with the UIDs and container ids of the cgroups.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stringify as stringifyYaml, parse as parseYaml } from "yaml";
@@ -24,6 +25,24 @@ export interface ApiPodSpec {
   /** Memory request (and limit for Guaranteed); default 16Mi. */
   readonly memory?: string;
   readonly terminationGracePeriodSeconds?: number;
+  /**
+   * The pod is the mirror of a static pod whose config hash this is (the kubelet's UID of it, what
+   * its cgroup is named after; see {@link staticPodHash}): annotated as the kubelet writes a
+   * mirror (config.hash, config.mirror, config.seen, config.source "file") and owned by the Node,
+   * while `uid` is the mirror's own, the API server's.
+   */
+  readonly mirrorOf?: string;
+}
+
+/** A static pod's config hash as the kubelet makes them: an md5, 32 hex digits (pkg/kubelet/config). */
+export function staticPodHash(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** The UID the kubelet knows an API pod by: a mirror's config hash, else its own. */
+function kubeletUidOf(pod: FakePod): string {
+  const annotations = pod.metadata["annotations"] as Record<string, string> | undefined;
+  return annotations?.["kubernetes.io/config.mirror"] ?? pod.metadata.uid;
 }
 
 const TEMPLATE = ((): FakePod => {
@@ -66,6 +85,17 @@ export function apiPod(nodeName: string, spec: ApiPodSpec): FakePod {
   delete pod.spec["priority"];
   if (spec.priorityClassName !== undefined) pod.spec["priorityClassName"] = spec.priorityClassName;
   if (spec.priority !== undefined) pod.spec["priority"] = spec.priority;
+  if (spec.mirrorOf !== undefined) {
+    pod.metadata["annotations"] = {
+      "kubernetes.io/config.hash": spec.mirrorOf,
+      "kubernetes.io/config.mirror": spec.mirrorOf,
+      "kubernetes.io/config.seen": new Date().toISOString().replace("Z", "000000Z"),
+      "kubernetes.io/config.source": "file",
+    };
+    pod.metadata["ownerReferences"] = [
+      { apiVersion: "v1", kind: "Node", name: nodeName, uid: "0", controller: true },
+    ];
+  }
   pod.status = {
     ...pod.status,
     phase: "Running",
@@ -86,6 +116,8 @@ export interface ClusterDataSpec {
   /** evictionHard as configz shows it; default memory.available 100Mi only. */
   readonly evictionHard?: Readonly<Record<string, string>>;
   readonly pods: readonly FakePod[];
+  /** Names of pods the Summary does not list yet (started after the kubelet's last housekeeping). */
+  readonly unlisted?: readonly string[];
 }
 
 /** Writes summary.json, pods.json and kubeletconfig.yaml for `startFakeApiServer({ dataDir })`. */
@@ -100,12 +132,15 @@ export function writeClusterData(dir: string, spec: ClusterDataSpec): void {
   // figures stale on purpose (evictd reads memory from the cgroups; containers are matched by name,
   // so none are carried over). A pod started later (a ramp) is not listed, as between two of the
   // kubelet's housekeepings.
+  // Each under the UID the kubelet knows it by: a mirror pod's static pod under its config hash.
   const template = summary.pods[0] as Record<string, unknown>;
-  summary.pods = spec.pods.map((p) => ({
-    ...structuredClone(template),
-    podRef: { name: p.metadata.name, namespace: p.metadata.namespace, uid: p.metadata.uid },
-    containers: [],
-  }));
+  summary.pods = spec.pods
+    .filter((p) => !(spec.unlisted ?? []).includes(p.metadata.name))
+    .map((p) => ({
+      ...structuredClone(template),
+      podRef: { name: p.metadata.name, namespace: p.metadata.namespace, uid: kubeletUidOf(p) },
+      containers: [],
+    }));
   writeFileSync(path.join(dir, "summary.json"), JSON.stringify(summary));
   writeFileSync(
     path.join(dir, "pods.json"),

@@ -41,11 +41,20 @@ export function containerId(): string {
 export interface KubeletPodSpec {
   readonly uid?: string;
   readonly qos: Qos;
+  /**
+   * The pod cgroup's memory limit: the kubelet writes the sum of its containers' limits there when
+   * every container has one.
+   */
+  readonly limitBytes?: number;
   readonly containers: readonly {
     readonly id?: string;
     readonly argv: readonly string[];
     /** The container's memory limit, written as the kubelet's runtime writes it (memory.max / limit_in_bytes). */
     readonly limitBytes?: number;
+    /** Environment beyond PATH (a container's `env`). */
+    readonly env?: Readonly<Record<string, string>>;
+    /** More `cgroup.procs` files the process starts in: its cgroups in other v1 hierarchies (cpu). */
+    readonly alsoJoin?: readonly string[];
   }[];
 }
 
@@ -143,6 +152,11 @@ export class KubeletNode {
     const uid = spec.uid ?? randomUUID();
     const podPath = this.#podPath(uid, spec.qos);
     const dir = this.#make(podPath);
+    if (spec.limitBytes !== undefined)
+      write(
+        path.join(dir, this.api === "v1" ? "memory.limit_in_bytes" : "memory.max"),
+        String(spec.limitBytes),
+      );
     const containers = spec.containers.map((c) => {
       const id = c.id ?? containerId();
       const leaf = this.driver === "systemd" ? `cri-containerd-${id}.scope` : id;
@@ -152,9 +166,12 @@ export class KubeletNode {
           path.join(cdir, this.api === "v1" ? "memory.limit_in_bytes" : "memory.max"),
           String(c.limitBytes),
         );
-      const child = spawnInCgroups([...c.argv], { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }, "/", [
-        path.join(cdir, "cgroup.procs"),
-      ]);
+      const child = spawnInCgroups(
+        [...c.argv],
+        { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...c.env },
+        "/",
+        [path.join(cdir, "cgroup.procs"), ...(c.alsoJoin ?? [])],
+      );
       child.on("error", () => undefined);
       return { id, dir: cdir, child };
     });

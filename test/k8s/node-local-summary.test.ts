@@ -42,7 +42,7 @@ describe("withNodeLocalMemory", () => {
   const byUid = new Map<string, PodMemory>([
     [KSM, { memory: memory(300 * MiB), containersById: new Map([[KSM_CONTAINER, memory(290 * MiB)]]) }],
     [newcomer.uid, { memory: memory(5 * MiB), containersById: new Map() }],
-    // A cgroup whose UID the API does not know (a static pod's config UID): nothing added.
+    // A cgroup whose UID the API does not know (a deleted pod's, a static pod's before its mirror): nothing added.
     ["00000000-0000-4000-8000-000000000000", { memory: memory(1 * MiB), containersById: new Map() }],
   ]);
   const local: NodeLocalMemory = {
@@ -113,5 +113,51 @@ describe("withNodeLocalMemory", () => {
     assert.equal(Math.floor(decoded.node.memory?.time ?? 0), Date.parse("2026-06-26T10:20:07.123Z"));
     assert.notEqual(decoded.node.fs?.time, decoded.node.memory?.time);
     assert.equal(decoded.findPod?.(KSM, "")?.memory?.workingSetBytes, BigInt(300 * MiB));
+  });
+});
+
+describe("a static pod: the kubelet's Summary and cgroup use its config hash, the API shows its mirror", () => {
+  // summary-1.json and pods-1.json are the kubelet's own answers: kube-controller-manager is a
+  // static pod there, its UID the hash in its kubernetes.io/config.hash annotation. Its mirror is
+  // made as the kubelet makes it (mirror_client.go): the same pod, a UID of the API server's, the
+  // hash in kubernetes.io/config.mirror.
+  const HASH = "e9afcd8d3c942968802548f9a24d942a";
+  const MIRROR_UID = "4c3b2a19-0f8e-4d7c-9b6a-5f4e3d2c1b0a";
+  const raw = podList.items.map((p) => structuredClone(p) as { metadata: Record<string, unknown> });
+  const staticPod = raw.find((p) => p.metadata["uid"] === HASH);
+  assert.ok(staticPod, "pods-1.json has kube-controller-manager under its hash");
+  const annotations = staticPod.metadata["annotations"] as Record<string, string>;
+  assert.equal(
+    annotations["kubernetes.io/config.hash"],
+    HASH,
+    "the kubelet's UID of a static pod is its hash",
+  );
+  staticPod.metadata["uid"] = MIRROR_UID;
+  annotations["kubernetes.io/config.mirror"] = HASH;
+  const apiPods = raw.map((p) => apiPodInfo(p)).filter((p) => p !== undefined);
+  const name = "kube-controller-manager-datagen-1-35";
+
+  test("its cgroup's figures land in the kubelet's entry, named by the mirror's UID, and no second entry is made", () => {
+    assert.equal(
+      summary.pods.find((p) => p.podRef.name === name)?.podRef.uid,
+      HASH,
+      "the Summary lists it by hash",
+    );
+    const local: NodeLocalMemory = {
+      node: memory(7000 * MiB, 7100 * MiB, 900 * MiB),
+      pods: memory(3000 * MiB, 3100 * MiB, 500 * MiB),
+      podsByUid: new Map([[HASH, { memory: memory(80 * MiB), containersById: new Map() }]]),
+    };
+    const merged = withNodeLocalMemory(summary, local, apiPods) as unknown as typeof summary;
+    assert.equal(merged.pods.length, summary.pods.length);
+    const entries = merged.pods.filter((p) => p.podRef.name === name);
+    assert.deepEqual(
+      entries.map((p) => p.podRef.uid),
+      [MIRROR_UID],
+    );
+    const issues = new IssueList();
+    const decoded = decodeSummary(merged, "summary", Date.parse(NOW), issues);
+    assert.ok(decoded, issues.items.map((i) => i.message).join("; "));
+    assert.equal(decoded.findPod?.(MIRROR_UID, "")?.memory?.workingSetBytes, BigInt(80 * MiB));
   });
 });

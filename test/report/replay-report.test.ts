@@ -185,12 +185,100 @@ describe("replay report", () => {
     assert.equal(data.evictions.length, 0);
   });
 
-  test("no PSI and no environment line for a trace without them", async () => {
+  test("no PSI, no node-memory views and no environment line for a trace without them", async () => {
     const data = await reportOf("hard-memory-pressure.yaml");
     assert.equal(data.pressure, undefined);
+    assert.equal(data.nodeMemoryViews, undefined);
     assert.equal(data.environment, undefined);
     const html = renderReportHtml(data, "evictd test");
     assert.doesNotMatch(html, /PSI|class="psi|recorded on:/);
+    assert.doesNotMatch(html, /evictd's addition|memory three ways|<svg class="views"|<path class="views-/);
+  });
+
+  test("the node's memory three ways beside memory.available, said to be unused, when the trace carries them", async () => {
+    const GI = 1024 * MI;
+    const sample = (available: number): object => ({
+      node: { memory: { availableBytes: available, workingSetBytes: 4 * GI - available } },
+    });
+    const views = (kubelet: number, kernel: number, withKernel: number): object => ({
+      source: "the root cgroup's memory.stat and /proc/meminfo",
+      capacityBytes: 4 * GI,
+      kubelet: { usageFrom: "anon + file", workingSetBytes: 4 * GI - kubelet, availableBytes: kubelet },
+      kernelAvailable: { availableBytes: kernel },
+      withKernelMemory: {
+        kernelMemoryBytes: kubelet - withKernel,
+        kernelMemoryFrom: "kernel + sock",
+        alreadyInKubeletFigure: false,
+        workingSetBytes: 4 * GI - withKernel,
+        availableBytes: withKernel,
+      },
+    });
+    const document = (withViews: boolean): object => ({
+      start: "2025-01-01T00:00:00Z",
+      config: { evictionHard: { "memory.available": "500Mi" }, mergeDefaultEvictionSettings: true },
+      steps: [
+        { at: "0s", summary: sample(2 * GI) },
+        {
+          at: "10s",
+          summary: sample(400 * MI),
+          ...(withViews ? { nodeMemoryViews: { at: "10.25s", ...views(390 * MI, 700 * MI, 150 * MI) } } : {}),
+        },
+        {
+          at: "20s",
+          summary: sample(GI),
+          ...(withViews ? { nodeMemoryViews: views(GI, 1300 * MI, 800 * MI) } : {}),
+        },
+      ],
+    });
+    const replayed = async (withViews: boolean): Promise<ReportData> => {
+      const loaded = await loadScenarioValue(document(withViews), "views", REPO_ROOT);
+      assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.issues));
+      assert.deepEqual(loaded.scenario.warnings, [], "nodeMemoryViews is a known step field");
+      const scenario = loaded.scenario;
+      const plan = planReplay(scenario);
+      const collector = new ReportCollector("views", scenario.config);
+      runReplay(scenario, plan, (o) => collector.step(o, plan));
+      return collector.finish([]);
+    };
+    const data = await replayed(true);
+    const start = Date.parse("2025-01-01T00:00:00Z");
+    const { source, ...figures } = data.nodeMemoryViews ?? { source: undefined };
+    assert.equal(source, "the root cgroup's memory.stat and /proc/meminfo");
+    assert.deepEqual(figures, {
+      // Step 0 carries none; step 1 was read 250 ms after its sample; step 2 says no time (its own).
+      readAt: [Number.NaN, start + 10_250, start + 20_000],
+      capacity: [Number.NaN, 4 * GI, 4 * GI],
+      kubelet: [Number.NaN, 390 * MI, GI],
+      kernelAvailable: [Number.NaN, 700 * MI, 1300 * MI],
+      withKernelMemory: [Number.NaN, 150 * MI, 800 * MI],
+      kernelMemory: [Number.NaN, 240 * MI, 224 * MI],
+      usageFrom: "anon + file",
+      kernelMemoryFrom: "kernel + sock",
+      kernelMemoryInKubeletFigure: false,
+    });
+
+    const html = renderReportHtml(data, "evictd test");
+    const chart = (signal: string): string =>
+      new RegExp(`<figure class="chart" data-signal="${signal}">[\\s\\S]*?</figure>`).exec(html)?.[0] ?? "";
+    const memory = chart("memory.available");
+    assert.match(
+      memory,
+      /evictd's addition, not used for eviction: the node's memory three ways, as recorded after each step's decision \(read up to 250ms after its sample\) from the root cgroup&#39;s memory\.stat and \/proc\/meminfo · lowest: the kubelet&#39;s formula 390 MiB, MemAvailable 700 MiB, with kernel memory 150 MiB \(kernel memory up to 240 MiB: kernel \+ sock\)/,
+    );
+    for (const cls of ["views-signal", "views-kubelet", "views-kernel", "views-kmem"])
+      assert.match(memory, new RegExp(`<path class="${cls}" d="M`), cls);
+    assert.equal(html.match(/<svg class="views"/g)?.length, 1, "beside memory.available only");
+    assert.doesNotMatch(chart("nodefs.available"), /views/);
+
+    // Data only: the decisions, the signal and the thresholds are those of the same trace without them.
+    const without = await replayed(false);
+    assert.equal(without.nodeMemoryViews, undefined);
+    const { nodeMemoryViews: _, ...rest } = data;
+    assert.deepEqual(rest, without);
+    assert.equal(data.evictions.length, 0);
+    assert.deepEqual(data.met.get(data.thresholds.find((t) => t.signal === "memory.available")?.id ?? ""), [
+      { from: 1, to: 1 },
+    ]);
   });
 
   test("long traces are thinned per bucket to their lowest and highest values", () => {

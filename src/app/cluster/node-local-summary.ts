@@ -5,16 +5,22 @@
  * as the kubelet's own stats do, so the engine judges the freshness of each signal from its own
  * time: a memory wake never waits for the Summary API, and a disk figure is never passed off as new.
  *
- * Pods are matched by UID (the pod cgroup's name carries it); containers by container id (the
- * container cgroup's name, and `containerStatuses[].containerID` in the API). A pod the Summary
- * does not list yet (it started after the sample) gets an entry with its memory alone. A pod the
- * Summary lists but whose cgroup is not found keeps the Summary's figures. Pure.
+ * Pods are matched by the UID the kubelet knows them by (the pod cgroup's name carries it, and so
+ * does the kubelet's Summary entry): a mirror pod's static pod by the hash the mirror carries
+ * (kubelet-pod-uid.ts). Every entry of a pod the API shows is named as the API names it (its UID
+ * the API's), whatever UID the kubelet's entry had, so the engine, /status and explain see one pod.
+ * Containers are matched by container id (the container cgroup's name, and
+ * `containerStatuses[].containerID` in the API). A pod the Summary does not list yet (it started
+ * after the sample) gets an entry with its memory alone. A pod the Summary lists but whose cgroup
+ * is not found keeps the Summary's figures. Pure.
  */
 import { isRawObject, type RawObject } from "../../core/raw/raw-object.js";
+import { kubeletUidOf, kubeletUidOfMetadata, PodUids, type PodUidPair } from "./kubelet-pod-uid.js";
 import type { MemoryStatsJson, NodeLocalMemory, PodMemory } from "./node-memory-port.js";
 
 /** What the merge needs of an API pod: its identity and its containers' names by container id. */
-export interface ApiPodInfo {
+export interface ApiPodInfo extends PodUidPair {
+  /** The API's UID (a mirror pod's own): what evictd shows, ranks and evicts the pod by. */
   readonly uid: string;
   readonly name: string;
   readonly namespace: string;
@@ -26,7 +32,10 @@ export function containerIdOfStatus(containerID: string): string | undefined {
   return /^[a-z0-9-]+:\/\/([0-9a-f]{64})$/.exec(containerID)?.[1];
 }
 
-/** A raw v1 Pod's identity and container ids → names (regular, init and ephemeral containers). */
+/**
+ * A raw v1 Pod's identity (the kubelet's UID beside the API's where they differ: a mirror pod) and
+ * container ids → names (regular, init and ephemeral containers).
+ */
 export function apiPodInfo(raw: unknown): ApiPodInfo | undefined {
   if (!isRawObject(raw)) return undefined;
   const meta = raw["metadata"];
@@ -47,8 +56,10 @@ export function apiPodInfo(raw: unknown): ApiPodInfo | undefined {
       }
     }
   }
+  const kubeletUid = kubeletUidOfMetadata(meta, uid);
   return {
     uid,
+    ...(kubeletUid !== undefined ? { kubeletUid } : {}),
     name,
     namespace: typeof namespace === "string" && namespace !== "" ? namespace : "default",
     containerNames,
@@ -74,9 +85,9 @@ function containersWithMemory(containers: unknown, byName: ReadonlyMap<string, M
 }
 
 /**
- * `summary` with the node's, kubepods' and each pod's memory from `local`. `pods` are the API's
- * pods on the node; a cgroup whose UID the API does not know (a static pod's, a pod already
- * deleted) adds nothing.
+ * `summary` with the node's, kubepods' and each pod's memory from `local` (pods by the kubelet's
+ * UID). `pods` are the API's pods on the node; a cgroup of a pod the API does not show (a pod
+ * already deleted, a static pod whose mirror is not there yet) adds nothing.
  */
 export function withNodeLocalMemory(
   summary: unknown,
@@ -101,9 +112,10 @@ export function withNodeLocalMemory(
 }
 
 /**
- * `summary` with the pods in `podsByUid` given those figures (their containers matched by id), the
- * other pods' entries left as they are (the same objects). A pod the Summary does not list yet,
- * and the API knows, gets an entry.
+ * `summary` with the pods in `podsByUid` (by the kubelet's UID) given those figures (their
+ * containers matched by id), the other pods' entries left as they are (the same objects). A pod
+ * the Summary does not list yet, and the API knows, gets an entry. An entry the kubelet wrote
+ * under a static pod's UID is named by its mirror's (a new object once, the same ones after).
  */
 export function withPodMemory(
   summary: unknown,
@@ -111,11 +123,11 @@ export function withPodMemory(
   pods: readonly ApiPodInfo[],
 ): RawObject {
   const base: RawObject = isRawObject(summary) ? summary : {};
-  const info = new Map(pods.map((p) => [p.uid, p]));
-  const namesOf = (uid: string): Map<string, MemoryStatsJson> => {
+  const uids = new PodUids(pods);
+  const namesOf = (kubeletUid: string): Map<string, MemoryStatsJson> => {
     const byName = new Map<string, MemoryStatsJson>();
-    const read = podsByUid.get(uid);
-    const names = info.get(uid)?.containerNames;
+    const read = podsByUid.get(kubeletUid);
+    const names = uids.byKubeletUid(kubeletUid)?.containerNames;
     if (read === undefined || names === undefined) return byName;
     for (const [id, memory] of read.containersById) {
       const name = names.get(id);
@@ -126,19 +138,28 @@ export function withPodMemory(
   const listed = new Set<string>();
   const entries: unknown[] = (Array.isArray(base["pods"]) ? base["pods"] : []).map((p: unknown) => {
     if (!isRawObject(p) || !isRawObject(p["podRef"])) return p;
-    const uid = p["podRef"]["uid"];
+    const ref = p["podRef"];
+    const uid = ref["uid"];
     if (typeof uid !== "string") return p;
-    listed.add(uid);
-    const read = podsByUid.get(uid);
-    if (read === undefined) return p;
-    return { ...p, memory: read.memory, containers: containersWithMemory(p["containers"], namesOf(uid)) };
+    const pod = uids.byEitherUid(uid);
+    const kubeletUid = pod === undefined ? uid : kubeletUidOf(pod);
+    listed.add(kubeletUid);
+    // The kubelet's entry of a static pod, named as the API names its mirror.
+    const entry = pod !== undefined && pod.uid !== uid ? { ...p, podRef: { ...ref, uid: pod.uid } } : p;
+    const read = podsByUid.get(kubeletUid);
+    if (read === undefined) return entry;
+    return {
+      ...entry,
+      memory: read.memory,
+      containers: containersWithMemory(p["containers"], namesOf(kubeletUid)),
+    };
   });
-  for (const [uid, read] of podsByUid) {
-    const pod = info.get(uid);
-    if (listed.has(uid) || pod === undefined) continue;
+  for (const [kubeletUid, read] of podsByUid) {
+    const pod = uids.byKubeletUid(kubeletUid);
+    if (listed.has(kubeletUid) || pod === undefined) continue;
     entries.push({
-      podRef: { name: pod.name, namespace: pod.namespace, uid },
-      containers: containersWithMemory([], namesOf(uid)),
+      podRef: { name: pod.name, namespace: pod.namespace, uid: pod.uid },
+      containers: containersWithMemory([], namesOf(kubeletUid)),
       memory: read.memory,
     });
   }

@@ -50,8 +50,8 @@ export interface NodeMemoryPort {
   /** Where the figures come from, for the capability line (`cgroup v2 at /sys/fs/cgroup, systemd driver`). */
   readonly describe: string;
   /**
-   * Reads now. `all` (housekeeping) also looks for pod cgroups that appeared and reads every pod
-   * and container in full; a memory wake reads the node and kubepods in full and each known pod's
+   * Reads now. `all` and `node` (housekeeping) also look for pod cgroups that appeared and read
+   * every pod and container in full; a memory wake reads the node and kubepods in full and each known pod's
    * usage alone (its working set's upper bound; the picked pods are then read with `readPods`), or
    * on a node of more than a few pods the largest of them until kubepods' usage bounds the rest
    * (`unread`; linux/node-stats/partial-usage-read.ts).

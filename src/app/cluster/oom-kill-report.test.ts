@@ -56,3 +56,19 @@ test("each limit said as it was hit; the container named from the pod's status",
 test("a pod the API no longer lists gets no report (nothing to attach an Event to)", () => {
   assert.deepEqual(oomKillReports([kill({ podUid: "gone" })], pods), []);
 });
+
+test("a static pod's kill (its cgroup named after the config hash) is reported on its mirror pod", () => {
+  const mirror = {
+    uid: "7a0e2b4c-1d3f-4a5b-8c6d-9e0f1a2b3c4d",
+    kubeletUid: "3c1c5f1d2f0e4b7a9c8d7e6f5a4b3c2d",
+    name: "kube-proxy-node-1",
+    namespace: "kube-system",
+    containerNames: new Map([["c9", "kube-proxy"]]),
+  };
+  const reports = oomKillReports([kill({ podUid: mirror.kubeletUid, containerId: "c9" })], [...pods, mirror]);
+  assert.deepEqual(
+    reports.map((r) => [r.pod, r.container]),
+    [[{ namespace: "kube-system", name: "kube-proxy-node-1", uid: mirror.uid }, "kube-proxy"]],
+  );
+  assert.deepEqual(oomKillReports([kill({ podUid: mirror.uid, containerId: "c9" })], [mirror]), []);
+});

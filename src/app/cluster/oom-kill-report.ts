@@ -7,6 +7,7 @@
  */
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import type { PodRef } from "./cluster-node-port.js";
+import { kubeletUidOf } from "./kubelet-pod-uid.js";
 import type { ApiPodInfo } from "./node-local-summary.js";
 
 /** One container's kills since the last look (the kernel layer's count). */
@@ -34,9 +35,12 @@ export const OOM_KILL_EVENT_REASON = "OOMKilled";
 
 const bytes = (n: bigint): string => formatQuantity(quantityFromInt(n, "BinarySI"));
 
-/** Reports for the kills whose pod is known (a pod the API no longer lists cannot get an Event). */
+/**
+ * Reports for the kills whose pod is known (a pod the API no longer lists cannot get an Event). A
+ * kill's pod UID is the cgroup's, the kubelet's: a static pod's kill is reported on its mirror.
+ */
 export function oomKillReports(kills: readonly OomKillSeen[], pods: readonly ApiPodInfo[]): OomKillReport[] {
-  const byUid = new Map(pods.map((p) => [p.uid, p]));
+  const byUid = new Map(pods.map((p) => [kubeletUidOf(p), p]));
   const out: OomKillReport[] = [];
   for (const k of kills) {
     const pod = byUid.get(k.podUid);

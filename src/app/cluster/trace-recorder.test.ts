@@ -198,4 +198,41 @@ describe("traceStepOf", () => {
   test("a step without a sample (stats unreadable) writes no line", () => {
     assert.equal(traceStepOf(step({ sample: undefined }), []), undefined);
   });
+
+  test("--stats cgroups: the node's memory views, read once per line written, at the end of the line", () => {
+    const reading = {
+      at: START + 10_007,
+      source: "the node cgroup's memory.current",
+      views: {
+        capacityBytes: 18446744073709551615n,
+        kubelet: { usageFrom: "memory.current", workingSetBytes: 1n, availableBytes: 18446744073709551614n },
+      },
+    };
+    let reads = 0;
+    const read = (): typeof reading => {
+      reads++;
+      return reading;
+    };
+    assert.equal(traceStepOf(step({ sample: undefined }), [], read), undefined);
+    assert.equal(reads, 0, "no line, no read");
+    const t = traceStepOf(step({}), [], read);
+    assert.equal(reads, 1);
+    assert.equal(t?.nodeMemoryViews, reading);
+    assert.equal(
+      traceStepOf(step({}), [], () => undefined)?.nodeMemoryViews,
+      undefined,
+      "unreadable: left out",
+    );
+
+    const { lines, r } = record("remove");
+    if (t !== undefined) r.step(t);
+    r.step({ now: START + 20_000, summary: {}, activePods: [pod("a", "1"), pod("b", "2")] });
+    assert.equal(
+      lines[1],
+      '{"at":"10s","summary":{"node":{"nodeName":"n1"}},"removePods":["ns/a","ns/b"],' +
+        '"nodeMemoryViews":{"at":"10.007s","source":"the node cgroup\'s memory.current","capacityBytes":18446744073709551615,' +
+        '"kubelet":{"usageFrom":"memory.current","workingSetBytes":1,"availableBytes":18446744073709551614}}}\n',
+    );
+    assert.ok(!(lines[2] ?? "").includes("nodeMemoryViews"), "a step without views has none");
+  });
 });

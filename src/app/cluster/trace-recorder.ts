@@ -5,10 +5,14 @@
  * one line per sample: its time, the Summary (by default cut down to what the engine reads, see
  * core/summary/lean-summary; or exactly as the kubelet sent it), the pods that arrived or left
  * since the previous line, and the active pods whose requests changed since (`updatePods`: an
- * in-place resize, judged by pod-allocation-fingerprint). Every line is complete when written, so
+ * in-place resize, judged by pod-allocation-fingerprint), and, when the recorder read them, the
+ * node's memory three ways (`nodeMemoryViews`, evictd's addition, never decided on). Every line is
+ * complete when written, so
  * a recording cut short at any moment is still a valid scenario. Pure: lines go to a sink.
  */
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
+import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
+import { nodeMemoryViewsRecord } from "../../core/memory/node-memory-views-record.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import { leanSummary } from "../../core/summary/lean-summary.js";
 import { toExactJson } from "../../core/summary/to-exact-json.js";
@@ -56,6 +60,8 @@ export interface TraceStep {
   readonly killFailures?: readonly string[];
   /** UIDs of pods evicted at this step whose kill did not fail: replay removes them itself. */
   readonly evicted?: readonly string[];
+  /** The node's memory three ways, read after the step was decided; informational. */
+  readonly nodeMemoryViews?: NodeMemoryViewsReading;
 }
 
 export class TraceRecorder {
@@ -138,6 +144,9 @@ export class TraceRecorder {
         ...(s.killFailures !== undefined && s.killFailures.length > 0
           ? { killFailures: s.killFailures }
           : {}),
+        ...(s.nodeMemoryViews !== undefined
+          ? { nodeMemoryViews: nodeMemoryViewsRecord(s.nodeMemoryViews, this.start) }
+          : {}),
       }) + "\n",
     );
     this.count++;
@@ -151,9 +160,16 @@ export class TraceRecorder {
  * The trace line of one eviction-loop step (`evictd watch --record`): the sample it acted on, the
  * one after node-level reclaim, and which kills failed or went through, so a replay of the trace
  * reaches the same decisions. Undefined for a step without a sample (stats could not be read).
+ * `readNodeMemoryViews` (`--stats cgroups`) is called only for a step that gets a line, and here,
+ * once the step is decided and its kills made: a report's figures never delay a wake's eviction.
  */
-export function traceStepOf(step: LoopStep, activePods: readonly unknown[]): TraceStep | undefined {
+export function traceStepOf(
+  step: LoopStep,
+  activePods: readonly unknown[],
+  readNodeMemoryViews?: () => NodeMemoryViewsReading | undefined,
+): TraceStep | undefined {
   if (step.sample === undefined) return undefined;
+  const nodeMemoryViews = readNodeMemoryViews?.();
   return {
     now: step.now,
     summary: step.sample.raw,
@@ -161,5 +177,6 @@ export function traceStepOf(step: LoopStep, activePods: readonly unknown[]): Tra
     activePods,
     killFailures: step.evictions.filter((e) => e.kill === undefined).map((e) => e.eviction.pod.key),
     evicted: step.evictions.filter((e) => e.kill !== undefined).map((e) => e.eviction.pod.uid),
+    ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
   };
 }

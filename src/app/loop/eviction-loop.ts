@@ -104,6 +104,11 @@ export interface EvictionLoopOptions {
   readonly log: LoggerPort;
   /** Called after every synchronize with everything it decided. */
   readonly onStep?: (step: LoopStep) => void;
+  /**
+   * Takes in each step's sample after its kills, before `onStep`: the last working set read for
+   * each pod, for the views (app/node-view/last-pod-memory.ts). Never read by a decision.
+   */
+  readonly podMemory?: { note(sample: StatsSample | undefined): void };
   readonly cleanupTimeoutMs?: number;
   readonly cleanupPollMs?: number;
   /**
@@ -286,6 +291,7 @@ export class EvictionLoop {
         ? { timings: { readMs: t1 - t0, decideMs: t2 - t1, killMs: t3 - t2 } }
         : {}),
     };
+    this.o.podMemory?.note(sample);
     this.o.onStep?.(step);
     return step;
   }

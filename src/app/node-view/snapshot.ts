@@ -9,6 +9,7 @@ import type { SyncReport } from "../../core/engine/types.js";
 import type { EvictionConfig, NodeCondition, Pod, Signal } from "../../core/model.js";
 import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import type { RankExplanation } from "../../core/rank/explain-ranking.js";
+import type { PodMemoryFigures } from "./pod-memory-figures.js";
 
 /** A pod's status as the daemon reports (and persists) it, with the kubelet's field meanings. */
 export interface PodStatusView {
@@ -67,6 +68,12 @@ export interface DaemonSnapshot {
    */
   readonly nodeMemoryViews?: NodeMemoryViewsReading;
   readonly pods: readonly PodStatusView[];
+  /**
+   * Each pod's last working set read, with its time, and whether the last sample read it (a memory
+   * wake reads most pods' usage alone): what /status shows per pod and what the ranking's reasons
+   * say. Absent before the first step.
+   */
+  readonly podMemory?: PodMemoryFigures;
   /** Who goes next, per signal currently met (or the memory ranking when none is met). */
   readonly ranking?: { readonly signal: Signal; readonly order: readonly RankExplanation[] };
   readonly evictions: readonly EvictionRecord[];

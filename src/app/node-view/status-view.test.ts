@@ -10,6 +10,7 @@ import { decodePodList } from "../../core/pod/decode-pod.js";
 import { buildStatusView, RECENT_EVICTIONS } from "./status-view.js";
 import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import { EVICTD_ADDITIONS_NOTE } from "./node-memory-views-view.js";
+import type { PodMemoryFigures } from "./pod-memory-figures.js";
 
 const Mi = 1024n * 1024n;
 const Gi = 1024n * Mi;
@@ -303,6 +304,65 @@ describe("buildStatusView", () => {
     assert.equal(v.pods[1]?.["reason"], "Evicted");
     assert.equal(v.pods[1]?.["message"], "The node was low on resource: memory.");
     assert.equal(v.pods[1]?.["priority"], 100);
+  });
+
+  test("each pod's memory: the last read's with its time; an earlier read's says how much older than the last read", () => {
+    const podMemory: PodMemoryFigures = {
+      readAt: T0 - 1500,
+      byUid: new Map([
+        ["u-web", { workingSetBytes: 15n * Mi, usageBytes: 17n * Mi, time: T0 - 1500, fromLastRead: true }],
+        // Read by a housekeeping 12 s before the memory wake that read its usage alone.
+        ["u-db", { workingSetBytes: 48n * Mi, time: T0 - 13_500, fromLastRead: false }],
+      ]),
+    };
+    const memoryRanking: DaemonSnapshot["ranking"] = {
+      signal: "memory.available",
+      order: [
+        {
+          pod: db,
+          place: 1,
+          critical: false,
+          reason: "working set 48Mi against a request of 0 (over its request), priority 100",
+        },
+        {
+          pod: web,
+          place: 2,
+          critical: false,
+          reason: "working set 15Mi against a request of 0 (over its request), priority 0",
+        },
+      ],
+    };
+    const v = buildStatusView(snapshot({ podMemory, ranking: memoryRanking }));
+    assert.deepEqual(v.pods[0]?.["memory"], {
+      workingSet: "15Mi",
+      workingSetBytes: 15n * Mi,
+      usageBytes: 17n * Mi,
+      time: "2025-01-01T11:59:58.5Z",
+      fromLastRead: true,
+    });
+    assert.deepEqual(v.pods[1]?.["memory"], {
+      workingSet: "48Mi",
+      workingSetBytes: 48n * Mi,
+      time: "2025-01-01T11:59:46.5Z",
+      fromLastRead: false,
+      olderThanLastReadMs: 12_000,
+      asOf: "as of 2025-01-01T11:59:46.5Z (12s before the last read)",
+    });
+    assert.deepEqual(
+      v.ranking?.order.map((e) => e.reason),
+      [
+        "working set 48Mi against a request of 0 (over its request), priority 100; working set as of 2025-01-01T11:59:46.5Z (12s before the last read)",
+        "working set 15Mi against a request of 0 (over its request), priority 0",
+      ],
+    );
+    // A disk ranking's reasons say nothing of memory.
+    const disk = buildStatusView(snapshot({ podMemory }));
+    assert.equal(
+      disk.ranking?.order[2]?.reason,
+      "disk 1Gi against a request of 0 (over its request), priority 100",
+    );
+    // No figures (before the first step): no memory on the pods.
+    assert.equal(buildStatusView(snapshot()).pods[0]?.["memory"], undefined);
   });
 
   test("recent evictions: newest first, at most RECENT_EVICTIONS, reaction time when known", () => {

@@ -14,6 +14,7 @@ import type { RequestAllocation } from "../../core/pod/desired-resources.js";
 import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { ALL_SIGNALS, NODE_CONDITIONS, SIGNALS } from "../../core/signals.js";
 import { nodeMemoryViewsView, type NodeMemoryViewsView } from "./node-memory-views-view.js";
+import { olderThanLastReadMs, type PodMemoryFigures } from "./pod-memory-figures.js";
 
 /** How many evictions /status lists (the decision log keeps them all). */
 export const RECENT_EVICTIONS = 20;
@@ -177,7 +178,45 @@ function signalViews(s: DaemonSnapshot): SignalView[] {
   return out;
 }
 
-function podView(p: PodStatusView): Record<string, unknown> {
+/**
+ * A pod's memory on /status: its last working set read, when it was read, and whether the last
+ * sample read it; one an earlier read's says how much older it is than the last read.
+ */
+export interface PodMemoryView {
+  /** As a quantity (`15Mi`); `workingSetBytes` is the exact figure. */
+  readonly workingSet: string;
+  readonly workingSetBytes: bigint;
+  readonly usageBytes?: bigint;
+  readonly time?: string;
+  /** False: the last sample did not read this pod's working set (a memory wake reads usage alone). */
+  readonly fromLastRead: boolean;
+  /** With `fromLastRead` false: how much older than the last read the figure is. */
+  readonly olderThanLastReadMs?: number;
+  /** With `fromLastRead` false: `as of <time> (<age> before the last read)`. */
+  readonly asOf?: string;
+}
+
+function podMemoryView(uid: string, figures: PodMemoryFigures | undefined): PodMemoryView | undefined {
+  const f = figures?.byUid.get(uid);
+  if (f === undefined || figures === undefined) return undefined;
+  const older = olderThanLastReadMs(f, figures);
+  const time = f.time !== undefined ? formatRfc3339Ms(f.time) : undefined;
+  const asOf = f.fromLastRead
+    ? undefined
+    : `as of ${time ?? "an earlier read"}${older !== undefined ? ` (${msToDuration(Math.round(older))} before the last read)` : ""}`;
+  return {
+    workingSet: formatQuantity(quantityFromInt(f.workingSetBytes, "BinarySI")),
+    workingSetBytes: f.workingSetBytes,
+    ...(f.usageBytes !== undefined ? { usageBytes: f.usageBytes } : {}),
+    ...(time !== undefined ? { time } : {}),
+    fromLastRead: f.fromLastRead,
+    ...(older !== undefined ? { olderThanLastReadMs: Math.round(older) } : {}),
+    ...(asOf !== undefined ? { asOf } : {}),
+  };
+}
+
+function podView(p: PodStatusView, figures: PodMemoryFigures | undefined): Record<string, unknown> {
+  const memory = podMemoryView(p.pod.uid, figures);
   return {
     pod: p.pod.key,
     uid: p.pod.uid,
@@ -188,7 +227,20 @@ function podView(p: PodStatusView): Record<string, unknown> {
     priority: p.pod.priority,
     conditions: p.conditions,
     restarts: p.restarts,
+    ...(memory !== undefined ? { memory } : {}),
   };
+}
+
+/** A memory ranking's reason, saying when the working set it gives is an earlier read's than the last. */
+function rankReason(
+  signal: Signal,
+  reason: string,
+  uid: string,
+  figures: PodMemoryFigures | undefined,
+): string {
+  if (SIGNALS[signal].resource !== "memory") return reason;
+  const asOf = podMemoryView(uid, figures)?.asOf;
+  return asOf === undefined ? reason : `${reason}; working set ${asOf}`;
 }
 
 function evictionView(e: EvictionRecord): Record<string, unknown> {
@@ -215,6 +267,7 @@ function allocationView(a: RequestAllocation): AllocationView {
 
 export function buildStatusView(s: DaemonSnapshot): StatusView {
   const r = s.lastReport;
+  const ranking = s.ranking;
   const host = s.node.listen.host.includes(":") ? `[${s.node.listen.host}]` : s.node.listen.host;
   return {
     node: {
@@ -239,18 +292,18 @@ export function buildStatusView(s: DaemonSnapshot): StatusView {
             outcome: r.outcome,
           },
     signals: signalViews(s),
-    pods: s.pods.map(podView),
+    pods: s.pods.map((p) => podView(p, s.podMemory)),
     ranking:
-      s.ranking === undefined
+      ranking === undefined
         ? null
         : {
-            signal: s.ranking.signal,
-            next: s.ranking.order.find((e) => !e.critical)?.pod.key ?? null,
-            order: s.ranking.order.map((e) => ({
+            signal: ranking.signal,
+            next: ranking.order.find((e) => !e.critical)?.pod.key ?? null,
+            order: ranking.order.map((e) => ({
               place: e.place,
               pod: e.pod.key,
               critical: e.critical,
-              reason: e.reason,
+              reason: rankReason(ranking.signal, e.reason, e.pod.uid, s.podMemory),
               ...(e.allocation !== undefined ? { allocation: allocationView(e.allocation) } : {}),
             })),
           },

@@ -6,6 +6,7 @@ import type { Issue } from "../../core/issues.js";
 import type { EpochMs, EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
 import type { ReclaimFunction } from "../../core/engine/types.js";
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
+import type { RecordedNodeMemoryViews } from "../../core/memory/node-memory-views-record.js";
 
 /** A summary as it appears in the scenario: validated raw data, decoded per step (time defaults). */
 export interface RawSummary {
@@ -31,6 +32,12 @@ export interface ScenarioStep {
   readonly updatePods: readonly Pod[];
   readonly removePods: readonly string[];
   readonly admit: readonly Pod[];
+  /**
+   * The node's memory three ways as the recorder read them after this step was decided (evictd's
+   * `nodeMemoryViews`, `watch --stats cgroups --record`). Informational: shown in reports, read by
+   * no decision.
+   */
+  readonly nodeMemoryViews?: RecordedNodeMemoryViews;
 }
 
 /**

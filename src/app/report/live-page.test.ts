@@ -72,4 +72,46 @@ describe("renderLivePage", () => {
   test("no reading, no line", () => {
     assert.ok(!renderLivePage(status(false), undefined).includes("memory-views"));
   });
+
+  test("every pod's working set, read by the last sample or as of an earlier read", () => {
+    const pods = [
+      {
+        pod: "jobs/scratch-0",
+        phase: "Running",
+        memory: {
+          workingSet: "15Mi",
+          workingSetBytes: 15n * Mi,
+          time: "2026-01-01T00:00:59Z",
+          fromLastRead: true,
+        },
+      },
+      {
+        pod: "jobs/scratch-1",
+        phase: "Running",
+        memory: {
+          workingSet: "48Mi",
+          workingSetBytes: 48n * Mi,
+          time: "2026-01-01T00:00:49Z",
+          fromLastRead: false,
+          olderThanLastReadMs: 10_000,
+          asOf: "as of 2026-01-01T00:00:49Z (10s before the last read)",
+        },
+      },
+      { pod: "jobs/new", phase: "Pending" },
+    ];
+    const html = renderLivePage({ ...status(false), pods }, undefined);
+    const table = /<table class="pods" id="pod-memory">(.*?)<\/table>/s.exec(html)?.[1] ?? "";
+    const rows = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((m) =>
+      [...(m[1] ?? "").matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/g)].map((c) =>
+        (c[1] ?? "").replace(/<[^>]+>/g, ""),
+      ),
+    );
+    assert.deepEqual(rows, [
+      ["pod", "phase", "working set", "read"],
+      ["jobs/scratch-0", "Running", "15Mi", "read 2026-01-01T00:00:59Z"],
+      ["jobs/scratch-1", "Running", "48Mi", "as of 2026-01-01T00:00:49Z (10s before the last read)"],
+      ["jobs/new", "Pending", "–", "not read yet"],
+    ]);
+    assert.ok(!renderLivePage(status(false), undefined).includes("pod-memory"), "no pods, no table");
+  });
 });

@@ -5,7 +5,7 @@
  * no script, nothing fetched but the page). Pure: the status view and the history in, HTML out.
  */
 import type { NodeMemoryViewsView } from "../node-view/node-memory-views-view.js";
-import type { StatusView } from "../node-view/status-view.js";
+import type { PodMemoryView, StatusView } from "../node-view/status-view.js";
 import type { ReportData } from "./report-data.js";
 import { CSS, esc, renderSignalCharts, SIGNAL_LEGEND } from "./report-html.js";
 import { LIVE_WINDOW_MS } from "./live-page-window.js";
@@ -32,6 +32,7 @@ export function renderLivePage(view: StatusView, history: ReportData | undefined
 <p>${conditions}</p>
 ${sync === null ? "<p>No synchronize has run yet.</p>" : `<p class="dim">last synchronize ${esc(sync.time)}: ${esc(sync.outcome)}${sync.actedOn === null ? "" : ` (acting on ${esc(sync.actedOn)})`}</p>`}
 ${nextVictim(view)}
+${podMemory(view)}
 <h2>Signals now</h2>
 ${signalTable(view)}
 <h2>The last ${LIVE_WINDOW_MS / 60_000} minutes</h2>
@@ -52,6 +53,34 @@ function nextVictim(view: StatusView): string {
 <table class="rank"><thead><tr><th>#</th><th>pod</th><th>why this place</th></tr></thead><tbody>
 ${rows.map((p) => `<tr class="${p.pod === r.next ? "picked" : ""}"><td>${p.place}</td><td>${esc(p.pod)}</td><td>${esc(p.reason)}</td></tr>`).join("\n")}
 </tbody></table>${r.order.length > rows.length ? `<p class="dim">… and ${r.order.length - rows.length} more.</p>` : ""}</section>`;
+}
+
+/** /status's `memory` of a pod entry, when it has one. */
+function memoryOf(pod: Readonly<Record<string, unknown>>): PodMemoryView | undefined {
+  const m = pod["memory"];
+  return typeof m === "object" && m !== null ? (m as PodMemoryView) : undefined;
+}
+
+/**
+ * Every pod's working set as /status carries it: the time it was read, or, when the last sample did
+ * not read it (a memory wake reads most pods' usage alone), how much older than that read it is.
+ */
+function podMemory(view: StatusView): string {
+  if (view.pods.length === 0) return "";
+  const rows = view.pods.map((p) => {
+    const m = memoryOf(p);
+    const read =
+      m === undefined
+        ? `<span class="dim">not read yet</span>`
+        : m.fromLastRead
+          ? `read ${esc(m.time ?? "")}`
+          : `<span class="stale">${esc(m.asOf ?? "")}</span>`;
+    return `<tr><td>${esc(field(p, "pod"))}</td><td>${esc(field(p, "phase"))}</td><td class="num">${esc(m?.workingSet ?? "–")}</td><td>${read}</td></tr>`;
+  });
+  return `<h2>Pods' memory</h2>
+<table class="pods" id="pod-memory"><thead><tr><th>pod</th><th>phase</th><th>working set</th><th>read</th></tr></thead><tbody>
+${rows.join("\n")}
+</tbody></table>`;
 }
 
 function signalTable(view: StatusView): string {
@@ -94,7 +123,7 @@ function recentEvictions(view: StatusView): string {
     .join("")}</ul>`;
 }
 
-/** A text field of /status's eviction entry (they are typed as records there). */
+/** A text field of a /status eviction or pod entry (they are typed as records there). */
 function field(e: Readonly<Record<string, unknown>>, name: string): string {
   const v = e[name];
   return typeof v === "string" ? v : "";
@@ -103,5 +132,6 @@ function field(e: Readonly<Record<string, unknown>>, name: string): string {
 const LIVE_CSS = `
 .chip{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;border:1px solid #ccd}
 .chip.on{background:#fdecea;border-color:#e15759;color:#a01b1b}.chip.off{background:#f1f8ef;border-color:#8cc67f}
+.stale{color:#a05a00}
 .next{border:1px solid #e15759;border-radius:6px;padding:4px 14px;margin:12px 0}.num{text-align:right;font-variant-numeric:tabular-nums}
 `;

@@ -3,12 +3,14 @@
  * data out): every signal's observed value and capacity, the thresholds in force and when their
  * grace periods ran, the node conditions, evictions with the ranking at that moment and the reason
  * for each place, refused admissions, and the pods' usage of the signal that ranked them; beside the
- * memory signals, the memory pressure (PSI) the Summaries report, which no decision reads. Nothing
+ * memory signals, the memory pressure (PSI) the Summaries report and the node's memory three ways a
+ * recorder read (a step's `nodeMemoryViews`), which no decision reads. Nothing
  * of a step is kept but numbers, so a day-long trace of a 110-pod node fits in a few MB.
  */
 import type { SyncReport } from "../../core/engine/types.js";
 import type { NodeCondition, NodeSummary, Pod, PsiStats, Signal, Threshold } from "../../core/model.js";
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
+import type { ScenarioStep } from "../replay/scenario.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 import { explainRanking } from "../../core/rank/explain-ranking.js";
 import { podStatsLookup } from "../../core/rank/pod-stats-lookup.js";
@@ -19,8 +21,14 @@ import { evictionRecord, formatThresholdValue } from "../replay/records.js";
 import { quantityValue } from "../../core/quantity.js";
 import type { ReplayPlan, StepOutcome } from "../replay/run-replay.js";
 
-/** What the report takes of a step: a replayed one, or a daemon's loop step (without a summary). */
-export type ReportStep = Omit<StepOutcome, "step">;
+/**
+ * What the report takes of a step: a replayed one, or a daemon's loop step (without a summary). Of
+ * the scenario step itself, only what a recorder wrote beside the decision's input (its time, the
+ * node's memory views).
+ */
+export type ReportStep = Omit<StepOutcome, "step"> & {
+  readonly step?: Pick<ScenarioStep, "atMs" | "nodeMemoryViews">;
+};
 
 /** One signal over the replay: NaN where a step had no observation. */
 export interface SignalSeries {
@@ -40,6 +48,30 @@ export interface PressureSeries {
   readonly of: string;
   readonly some: number[];
   readonly full: number[];
+}
+
+/**
+ * The node's memory three ways (core/memory/node-memory-views.ts) as a recorder read them after each
+ * step was decided, in bytes, NaN where a step carries none: evictd's addition, shown beside
+ * memory.available, read by no decision. Recorded figures: a what-if replay does not change them.
+ */
+export interface NodeMemoryViewsSeries {
+  /** When each step's views were read (epoch ms). */
+  readonly readAt: number[];
+  readonly capacity: number[];
+  /** The kubelet's formula on that read: capacity − (usage − inactive_file). */
+  readonly kubelet: number[];
+  /** /proc/meminfo MemAvailable (machine-wide). */
+  readonly kernelAvailable: number[];
+  /** The kubelet's working set with kernel memory in it, against the same capacity. */
+  readonly withKernelMemory: number[];
+  readonly kernelMemory: number[];
+  /** The files of the last read, and what the usage and kernel memory were taken from. */
+  readonly source?: string;
+  readonly usageFrom?: string;
+  readonly kernelMemoryFrom?: string;
+  /** The kubelet's usage counted kernel memory already at every read that had it (a node cgroup). */
+  readonly kernelMemoryInKubeletFigure: boolean;
 }
 
 /** Which memory pressure stands beside which signal, and where a Summary holds it. */
@@ -129,6 +161,8 @@ export interface ReportData {
   readonly figureSources?: Readonly<Record<string, string>>;
   /** Memory pressure beside the memory signals, when the trace reports any. */
   readonly pressure?: readonly PressureSeries[];
+  /** The node's memory three ways beside memory.available, when the trace carries any. */
+  readonly nodeMemoryViews?: NodeMemoryViewsSeries;
   /** What the trace's header says of the node it was recorded on. */
   readonly environment?: NodeEnvironment;
 }
@@ -172,6 +206,16 @@ export class ReportCollector {
     some: [],
     full: [],
   }));
+  readonly #views = {
+    readAt: [] as number[],
+    capacity: [] as number[],
+    kubelet: [] as number[],
+    kernelAvailable: [] as number[],
+    withKernelMemory: [] as number[],
+    kernelMemory: [] as number[],
+  };
+  #viewsAbout: { source?: string; usageFrom?: string; kernelMemoryFrom?: string } = {};
+  #kernelMemoryInKubelet: boolean | undefined;
 
   constructor(
     source: string,
@@ -237,6 +281,7 @@ export class ReportCollector {
     }
     for (const c of NODE_CONDITIONS) track(this.#conditions, c, i, r.conditions.includes(c));
     this.#takePressure(o.summary);
+    this.#takeViews(o);
     this.#takeUsage(o, r, plan, i);
     r.evictions.forEach((e, k) => {
       const kill = o.kills[k] ?? { effectiveGracePeriodSeconds: e.gracePeriodSeconds, killFailed: false };
@@ -270,6 +315,7 @@ export class ReportCollector {
       p.some.splice(0, k);
       p.full.splice(0, k);
     }
+    for (const values of Object.values(this.#views)) values.splice(0, k);
     for (const m of [this.#grace, this.#met, this.#conditions] as Map<unknown, Tracker>[]) {
       for (const tr of m.values()) {
         tr.spans = tr.spans
@@ -340,6 +386,7 @@ export class ReportCollector {
       warnings,
       ...(this.#figureSources !== undefined ? { figureSources: this.#figureSources } : {}),
       ...this.#reportedPressure(),
+      ...this.#recordedViews(),
       ...(this.#environment !== undefined ? { environment: this.#environment } : {}),
     };
   }
@@ -363,6 +410,51 @@ export class ReportCollector {
     return reported.length === 0
       ? {}
       : { pressure: reported.map((p) => ({ ...p, some: [...p.some], full: [...p.full] })) };
+  }
+
+  /** The step's recorded node-memory views, at the time they were read (NaN where it has none). */
+  #takeViews(o: ReportStep): void {
+    const recorded = o.step?.nodeMemoryViews;
+    const v = this.#views;
+    if (recorded === undefined) {
+      for (const values of Object.values(v)) values.push(Number.NaN);
+      return;
+    }
+    const { views } = recorded;
+    const kernel = views.withKernelMemory;
+    v.readAt.push(o.time + (recorded.atMs === undefined ? 0 : recorded.atMs - (o.step?.atMs ?? 0)));
+    v.capacity.push(Number(views.capacityBytes));
+    v.kubelet.push(Number(views.kubelet.availableBytes));
+    v.kernelAvailable.push(
+      views.kernelAvailable === undefined ? Number.NaN : Number(views.kernelAvailable.availableBytes),
+    );
+    v.withKernelMemory.push(kernel === undefined ? Number.NaN : Number(kernel.availableBytes));
+    v.kernelMemory.push(kernel === undefined ? Number.NaN : Number(kernel.kernelMemoryBytes));
+    this.#viewsAbout = {
+      ...(recorded.source !== undefined ? { source: recorded.source } : {}),
+      usageFrom: views.kubelet.usageFrom,
+      ...(kernel !== undefined ? { kernelMemoryFrom: kernel.kernelMemoryFrom } : {}),
+    };
+    if (kernel !== undefined)
+      this.#kernelMemoryInKubelet = (this.#kernelMemoryInKubelet ?? true) && kernel.alreadyInKubeletFigure;
+  }
+
+  /** `{ nodeMemoryViews }` when some step carried them, or nothing. */
+  #recordedViews(): { nodeMemoryViews?: NodeMemoryViewsSeries } {
+    const v = this.#views;
+    if (!v.kubelet.some((x) => !Number.isNaN(x))) return {};
+    return {
+      nodeMemoryViews: {
+        readAt: [...v.readAt],
+        capacity: [...v.capacity],
+        kubelet: [...v.kubelet],
+        kernelAvailable: [...v.kernelAvailable],
+        withKernelMemory: [...v.withKernelMemory],
+        kernelMemory: [...v.kernelMemory],
+        ...this.#viewsAbout,
+        kernelMemoryInKubeletFigure: this.#kernelMemoryInKubelet === true,
+      },
+    };
   }
 
   /** Usage per pod of the signals a ranking could use: memory always, the acted-on signal when it ranks. */

@@ -12,7 +12,14 @@ import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
 import { isOomRisk, OOM_RISK_BYTES, OOM_RISK_FRACTION } from "../../core/oom-risk.js";
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
-import type { PressureSeries, ReportData, ReportEviction, SignalSeries, StepSpan } from "./report-data.js";
+import type {
+  NodeMemoryViewsSeries,
+  PressureSeries,
+  ReportData,
+  ReportEviction,
+  SignalSeries,
+  StepSpan,
+} from "./report-data.js";
 
 /** Steps drawn per series before thinning. */
 export const MAX_POINTS = 1500;
@@ -199,12 +206,75 @@ function signalChart(data: ReportData, s: SignalSeries, x: ScaleTime<number, num
   }
   const unit = spec.unit === "bytes" ? "bytes" : spec.unit;
   const pressure = data.pressure?.find((p) => p.signal === s.signal);
+  const views = s.signal === "memory.available" ? data.nodeMemoryViews : undefined;
   return `<figure class="chart" data-signal="${esc(s.signal)}">
 <figcaption>${esc(s.signal)} <span class="dim">(${esc(thresholds.map((t) => `${t.hard ? "hard" : "soft"} ${t.value}`).join(", ") || "no threshold")})</span></figcaption>
 <svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${CHART_HEIGHT}" viewBox="0 0 ${WIDTH} ${CHART_HEIGHT}" role="img" aria-label="${esc(s.signal)} over time">
 ${axes(x, y, unit)}
 ${parts.join("\n")}
-</svg>${pressure === undefined ? "" : pressureStrip(data, pressure, x)}</figure>`;
+</svg>${pressure === undefined ? "" : pressureStrip(data, pressure, x)}${views === undefined ? "" : viewsStrip(data, views, s, x)}</figure>`;
+}
+
+/** Height of the node-memory views strip under memory.available's chart. */
+const VIEWS_HEIGHT = 150;
+
+/**
+ * The node's memory three ways a recorder read after each step (evictd's addition), under
+ * memory.available on the same time axis, with the signal itself as a thin line to compare them
+ * with, and each view's lowest value in words. Drawn apart from the signal's chart and said to be
+ * unused: no threshold is drawn against them, and no decision reads them.
+ */
+function viewsStrip(
+  data: ReportData,
+  v: NodeMemoryViewsSeries,
+  signal: SignalSeries,
+  x: ScaleTime<number, number>,
+): string {
+  const top =
+    Math.max(
+      maxOf(v.kubelet),
+      maxOf(v.kernelAvailable),
+      maxOf(v.withKernelMemory),
+      maxOf(signal.available),
+      1,
+    ) * 1.05;
+  const y = scaleLinear()
+    .domain([0, top])
+    .nice()
+    .range([VIEWS_HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const path = (values: readonly number[], at: readonly number[], cls: string, title: string): string => {
+    const d = line<number>()
+      .defined((i) => !Number.isNaN(values[i] ?? Number.NaN))
+      .x((i) => r1(x(new Date(at[i] ?? 0))))
+      .y((i) => r1(y(values[i] ?? 0)))(drawIndexes(values));
+    return d === null ? "" : `<path class="${cls}" d="${d}"><title>${esc(title)}</title></path>`;
+  };
+  const reported = (values: readonly number[]): boolean => values.some((n) => !Number.isNaN(n));
+  const lowest = (values: readonly number[]): string =>
+    reported(values) ? amount(minOf(values), "bytes") : "not read";
+  const lag = v.readAt.reduce((m, at, i) => {
+    const d = at - (data.times[i] ?? at);
+    return Number.isNaN(d) || d <= m ? m : d;
+  }, 0);
+  const kernelNote = !reported(v.withKernelMemory)
+    ? "with kernel memory: not read (nothing said what kernel memory was)"
+    : v.kernelMemoryInKubeletFigure
+      ? `with kernel memory ${lowest(v.withKernelMemory)} (the kubelet's figure: ${v.usageFrom ?? "its usage"} counts kernel memory already, up to ${amount(maxOf(v.kernelMemory), "bytes")} of ${v.kernelMemoryFrom ?? "it"})`
+      : `with kernel memory ${lowest(v.withKernelMemory)} (kernel memory up to ${amount(maxOf(v.kernelMemory), "bytes")}${v.kernelMemoryFrom === undefined ? "" : `: ${v.kernelMemoryFrom}`})`;
+  const words = [
+    `the kubelet's formula ${lowest(v.kubelet)}`,
+    `MemAvailable ${lowest(v.kernelAvailable)}`,
+    kernelNote,
+  ].join(", ");
+  return `
+<p class="views-caption">evictd's addition, not used for eviction: the node's memory three ways, as recorded after each step's decision${lag > 0 ? ` (read up to ${duration(lag)} after its sample)` : ""}${v.source === undefined ? "" : ` from ${esc(v.source)}`} · lowest: ${esc(words)} <span class="k views-signal"></span>memory.available (the signal) <span class="k views-kubelet"></span>the kubelet's formula <span class="k views-kernel"></span>MemAvailable <span class="k views-kmem"></span>with kernel memory</p>
+<svg class="views" xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${VIEWS_HEIGHT}" viewBox="0 0 ${WIDTH} ${VIEWS_HEIGHT}" role="img" aria-label="the node's memory three ways over time (evictd's addition, not used for eviction)">
+${axes(x, y, "bytes", VIEWS_HEIGHT, 3)}
+${path(signal.available, data.times, "views-signal", "memory.available, the signal every decision uses")}
+${path(v.kubelet, v.readAt, "views-kubelet", "the kubelet's formula: capacity − (usage − inactive_file), read after the step")}
+${path(v.kernelAvailable, v.readAt, "views-kernel", "MemAvailable of /proc/meminfo (machine-wide)")}
+${path(v.withKernelMemory, v.readAt, "views-kmem", "capacity − (working set + kernel memory)")}
+</svg>`;
 }
 
 /** Height of the memory pressure strip under a memory signal's chart. */
@@ -420,6 +490,13 @@ function spanMs(data: ReportData, spans: readonly StepSpan[]): number {
   return ms;
 }
 
+/** The lowest value that is not NaN (NaN when there is none). */
+function minOf(values: readonly number[]): number {
+  let m = Number.NaN;
+  for (const v of values) if (!Number.isNaN(v) && !(v >= m)) m = v;
+  return m;
+}
+
 function maxOf(values: readonly number[]): number {
   let m = 0;
   for (const v of values) if (v > m) m = v;
@@ -491,6 +568,9 @@ svg{display:block;max-width:100%;height:auto}
 .refuse{fill:#555}
 .psi-caption{font-size:12px;color:#556;margin:2px 0 0}.psi-some{fill:none;stroke:#8c6bb1;stroke-width:1.3}.psi-full{fill:none;stroke:#6a3d9a;stroke-width:1.3;stroke-dasharray:4 2}
 .psi-caption .k{display:inline-block;width:18px;height:3px;margin:0 4px 0 10px;vertical-align:middle}.k.psi-some{background:#8c6bb1}.k.psi-full{background:#6a3d9a}
+.views-caption{font-size:12px;color:#556;margin:2px 0 0}.views-caption .k{display:inline-block;width:18px;height:3px;margin:0 4px 0 10px;vertical-align:middle}
+.views-signal{fill:none;stroke:#1f5fbf;stroke-width:1;stroke-opacity:.45}.views-kubelet{fill:none;stroke:#2ca02c;stroke-width:1.3}.views-kernel{fill:none;stroke:#17becf;stroke-width:1.3;stroke-dasharray:5 2}.views-kmem{fill:none;stroke:#8c564b;stroke-width:1.3;stroke-dasharray:2 2}
+.k.views-signal{background:#1f5fbf;opacity:.45}.k.views-kubelet{background:#2ca02c}.k.views-kernel{background:#17becf}.k.views-kmem{background:#8c564b}
 .layer{stroke:#fff;stroke-width:.3}
 .legend{font-size:12px;color:#445}.legend .k{display:inline-block;width:18px;height:10px;margin:0 4px 0 12px;vertical-align:middle}
 .k.avail{background:#1f5fbf}.k.hard{background:#d62728}.k.soft{background:#f28e2b}.k.reclaim{background:#f6d5d5}.k.grace{background:#fbdcbc}.k.cond{background:#e6dcf0}.k.evict{background:#d62728;width:3px}.k.refuse{background:#555;width:8px}

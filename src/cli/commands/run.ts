@@ -25,6 +25,7 @@ import { rejectedPodStatus } from "../../core/admission.js";
 import { admitPodToNode } from "../../core/node-admission.js";
 import type { FilesystemLayout, NodeCondition, NodeSummary } from "../../core/model.js";
 import { currentRanking } from "../../core/rank/explain-ranking.js";
+import { withPodMemoryFigures } from "../../app/node-view/pod-memory-figures.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { IssueList } from "../../core/issues.js";
 import { AdapterError, errnoCode, EXIT } from "../../errors.js";
@@ -318,7 +319,11 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     const latest = await latestSummary();
     if (latest !== undefined && !("decoded" in latest))
       latest.decoded = decodeSummary(latest.raw, "summary", systemClock.now(), new IssueList());
-    const ranking = currentRanking(report, layout, runtime.activePods(), latest?.decoded);
+    const figures = latest?.podMemory;
+    const decoded = latest?.decoded;
+    const ranked =
+      decoded !== undefined && figures !== undefined ? withPodMemoryFigures(decoded, figures) : decoded;
+    const ranking = currentRanking(report, layout, runtime.activePods(), ranked);
     return {
       node: spec,
       startedAt,
@@ -329,6 +334,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       ...(latest !== undefined ? { summary: latest.raw } : {}),
       ...(latest?.nodeMemoryViews !== undefined ? { nodeMemoryViews: latest.nodeMemoryViews } : {}),
       pods: runtime.statusViews(),
+      ...(figures !== undefined ? { podMemory: figures } : {}),
       ...(ranking !== undefined ? { ranking } : {}),
       evictions: journal.evictions,
       evictionCounts: journal.evictionCounts,

@@ -25,6 +25,8 @@ import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { podStatusView } from "../../app/node-view/pod-status-view.js";
 import type { DaemonSnapshot, PodStatusView } from "../../app/node-view/snapshot.js";
+import { LastPodMemory } from "../../app/node-view/last-pod-memory.js";
+import { withPodMemoryFigures } from "../../app/node-view/pod-memory-figures.js";
 import type { ClockPort, LoggerPort, WakePort } from "../../app/ports.js";
 import { IssueList, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
@@ -258,12 +260,16 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       }
       return out;
     };
+    // Each pod's last working set read, kept across steps: a memory wake reads most pods' usage alone.
+    const podMemory = new LastPodMemory();
     const snapshot = (): DaemonSnapshot => {
       const report = lastStep?.report;
       const sample = lastStep?.sample;
       const views = podViews();
       const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
-      const ranking = currentRanking(report, layout, active, sample?.summary);
+      const figures = podMemory.figures();
+      const ranked = sample === undefined ? undefined : withPodMemoryFigures(sample.summary, figures);
+      const ranking = currentRanking(report, layout, active, ranked);
       // With --stats cgroups: the node's memory three ways, read now for the page that asks.
       const nodeMemoryViews = local?.memory.readNodeMemoryViews?.();
       return {
@@ -276,6 +282,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
         ...(sample !== undefined ? { summary: sample.raw } : {}),
         ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
         pods: views,
+        ...(sample !== undefined ? { podMemory: figures } : {}),
         ...(ranking !== undefined ? { ranking } : {}),
         evictions: journal.evictions,
         evictionCounts: journal.evictionCounts,
@@ -294,11 +301,15 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       wake: local?.wake ?? new NotificationWakePort({ sources: [], now: () => clock.now() }),
       clock,
       log,
+      podMemory,
       onStep: (step) => {
         lastStep = step;
         journal.record(step);
         metrics.setPods(podViews());
-        const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw) : undefined;
+        // With --stats cgroups the line carries the node's memory three ways, read here: the step
+        // is decided and its kills made, so the read never delays an eviction.
+        const readViews = local?.memory.readNodeMemoryViews?.bind(local.memory);
+        const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw, readViews) : undefined;
         if (traced !== undefined) recorder?.step(traced);
       },
     });

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { EvictionLoop } from "../../app/loop/eviction-loop.js";
 import { loopStepData } from "../../app/loop/loop-step-data.js";
+import { LastPodMemory } from "../../app/node-view/last-pod-memory.js";
 import type { LoggerPort, StatsPort } from "../../app/ports.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
@@ -80,6 +81,9 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
 
   /** The last step's number and the Summary it decided from. */
   let last: { readonly seq: number; readonly raw: unknown } = { seq: 0, raw: undefined };
+  // Each pod's last working set read, kept across steps for /status (a memory wake reads most
+  // pods' usage alone): taken in after each step's kills, decoded only when /status asks.
+  const podMemory = new LastPodMemory();
   const loop = new EvictionLoop({
     config: spec.eviction,
     layout: init.layout,
@@ -90,6 +94,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     wake,
     clock: systemClock,
     log,
+    podMemory,
     onStep: (step) => {
       last = { seq: last.seq + 1, raw: step.sample?.raw };
       main.post({ type: "step", seq: last.seq, step: loopStepData(step) });
@@ -137,6 +142,7 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
         seq: last.seq,
         raw: last.raw,
         ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
+        ...(last.seq > 0 ? { podMemory: podMemory.figures() } : {}),
       });
     } else if (message.type === "stop") stop.abort();
   });

@@ -133,6 +133,7 @@ export class LoopThread {
               seq: message.seq,
               raw: message.raw,
               ...(message.nodeMemoryViews !== undefined ? { nodeMemoryViews: message.nodeMemoryViews } : {}),
+              ...(message.podMemory !== undefined ? { podMemory: message.podMemory } : {}),
             });
             return;
           case "request":

@@ -7,6 +7,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { FailedPodStatus } from "../../app/ports.js";
+import type { PodMemoryFigures } from "../../app/node-view/pod-memory-figures.js";
 import type { NodeMemoryViewsReading } from "../../core/memory/node-memory-views.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
@@ -112,6 +113,8 @@ export interface LastSummary {
    * without cgroups or when they could not be read.
    */
   readonly nodeMemoryViews?: NodeMemoryViewsReading;
+  /** Each pod's last working set read, as of step `seq` (app/node-view/last-pod-memory.ts). */
+  readonly podMemory?: PodMemoryFigures;
 }
 
 /** Loop thread → main, on the kills port: a pod the loop evicts. Answered by a `reply` (`{terminatedAt}`), then `killDone`. */

@@ -17,8 +17,12 @@ export const BUILTIN_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
   [SYSTEM_NODE_CRITICAL]: SystemCriticalPriority + 1000,
 };
 
-const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
-const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+/** Where the kubelet got a pod from: `file`, `http` (static pods) or `api`. */
+export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+/** On a mirror pod: the config hash of the static pod it stands for (the kubelet's UID of that pod). */
+export const CONFIG_MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+/** On a static pod (and copied to its mirror): its config hash, which is also its UID on the node. */
+export const CONFIG_HASH_ANNOTATION = "kubernetes.io/config.hash";
 const API_SERVER_SOURCE = "api";
 
 function hasAnnotation(pod: Pod, key: string): boolean {

@@ -3,6 +3,8 @@ import { describe, test } from "node:test";
 import type { ScenarioStep } from "../../app/replay/scenario.js";
 import { formatIssue } from "../../core/issues.js";
 import { exactInteger } from "../json/parse-json-exact.js";
+import { TraceRecorder } from "../../app/cluster/trace-recorder.js";
+import type { NodeMemoryViews } from "../../core/memory/node-memory-views.js";
 import { linesOfText } from "./jsonl-lines.js";
 import { readJsonlScenario } from "./jsonl-scenario.js";
 
@@ -183,6 +185,55 @@ describe("readJsonlScenario", () => {
     assert.deepEqual(r.issues, []);
     const raw = r.steps[0]?.summary?.raw as { node: { fs: { inodes: unknown } } };
     assert.equal(exactInteger(raw.node.fs.inodes), 18446744073709551615n);
+  });
+
+  test("nodeMemoryViews as the trace recorder writes them: read back exactly; a bad one an error at its line", async () => {
+    const start = Date.parse("2025-01-01T00:00:00Z");
+    const views: NodeMemoryViews = {
+      capacityBytes: 18446744073709551615n,
+      kubelet: {
+        usageFrom: "memory.current",
+        workingSetBytes: 9007199254740993n,
+        availableBytes: 18437736874454810622n,
+      },
+      kernelAvailable: { availableBytes: 9007199254740997n },
+      withKernelMemory: {
+        kernelMemoryBytes: 4096n,
+        kernelMemoryFrom: "kernel + sock",
+        alreadyInKubeletFigure: true,
+        workingSetBytes: 9007199254740993n,
+        availableBytes: 18437736874454810622n,
+      },
+    };
+    const lines: string[] = [];
+    const recorder = new TraceRecorder(
+      { start, config: (JSON.parse(HEADER) as { config: unknown }).config, evictedPods: "keep", pods: [] },
+      (l) => lines.push(l.trimEnd()),
+    );
+    const summary = { node: { memory: { availableBytes: 536870912, workingSetBytes: 1073741824 } } };
+    recorder.step({
+      now: start,
+      summary,
+      activePods: [],
+      nodeMemoryViews: { at: start + 3, source: "the node cgroup", views },
+    });
+    recorder.step({ now: start + 10_000, summary, activePods: [] });
+    assert.match(lines[1] ?? "", /"capacityBytes":18446744073709551615,/);
+    const good = await read(lines);
+    assert.deepEqual(good.issues, []);
+    assert.deepEqual(
+      good.steps.map((s) => s.nodeMemoryViews),
+      [{ atMs: 3, source: "the node cgroup", views }, undefined],
+    );
+
+    const bad = (lines[1] ?? "").replace('"workingSetBytes":9007199254740993', '"workingSetBytes":"lots"');
+    const r = await read([lines[0] ?? "", bad]);
+    assert.equal(r.steps.length, 0, "a step with an error is never handed on");
+    assert.equal(r.issues.length, 1, r.issues.join("\n"));
+    assert.match(
+      r.issues[0] ?? "",
+      /^t\.jsonl:2:\d+: steps\[0\]\.nodeMemoryViews\.kubelet\.workingSetBytes: expected a non-negative integer \(uint64\), got "lots"/,
+    );
   });
 
   test("unknown fields are warnings, located in their line", async () => {

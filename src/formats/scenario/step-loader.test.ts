@@ -58,6 +58,28 @@ describe("StepLoader.load", () => {
       errors: ["steps[4].updatePods[0].spec.containers"],
     },
     {
+      name: "nodeMemoryViews with a bad byte count",
+      raw: {
+        at: "0s",
+        nodeMemoryViews: {
+          capacityBytes: 1024,
+          kubelet: { usageFrom: "anon + file", workingSetBytes: 1, availableBytes: -1 },
+        },
+      },
+      errors: ["steps[4].nodeMemoryViews.kubelet.availableBytes"],
+    },
+    {
+      name: "nodeMemoryViews (evictd's) is a known field",
+      raw: {
+        at: "0s",
+        nodeMemoryViews: {
+          capacityBytes: 1024,
+          kubelet: { usageFrom: "anon + file", workingSetBytes: 1, availableBytes: 1023 },
+        },
+      },
+      errors: [],
+    },
+    {
       name: "an unknown field is only a warning",
       raw: { at: "0s", colour: "red" },
       errors: [],

@@ -1,7 +1,8 @@
 /**
  * The checks of one scenario step (docs/replay-format.md, `steps[]`), shared by the document and the
  * JSONL forms: `at` (a Go duration, strictly after the previous step's), summaries inline or by
- * file, reclaimErrors, killFailures, addPods, updatePods, removePods, admit. Steps are loaded one
+ * file, reclaimErrors, killFailures, addPods, updatePods, removePods, admit, and evictd's
+ * informational nodeMemoryViews (checked, kept exact, never decided on). Steps are loaded one
  * at a time, in order, so a streamed trace is checked and replayed without being held in memory.
  */
 import { durationToMs, DurationError, parseGoDuration } from "../../core/time/duration.js";
@@ -12,6 +13,10 @@ import { validateSummary } from "../../core/summary/validate-summary.js";
 import type { RawSummary, ScenarioStep } from "../../app/replay/scenario.js";
 import { isRawObject } from "../../core/raw/raw-object.js";
 import { describeValue } from "../../core/raw/describe-value.js";
+import {
+  decodeNodeMemoryViewsRecord,
+  NODE_MEMORY_VIEWS_FIELD,
+} from "../../core/memory/node-memory-views-record.js";
 import type { ReferencedFiles } from "./referenced-files.js";
 
 const STEP_KEYS = new Set([
@@ -24,6 +29,7 @@ const STEP_KEYS = new Set([
   "updatePods",
   "removePods",
   "admit",
+  NODE_MEMORY_VIEWS_FIELD,
 ]);
 
 function formatMs(ms: number): string {
@@ -144,6 +150,11 @@ export class StepLoader {
     };
     const addPods = podList("addPods");
     for (const p of addPods) this.definedUids?.add(p.uid);
+    const views = raw[NODE_MEMORY_VIEWS_FIELD];
+    const nodeMemoryViews =
+      views === undefined
+        ? undefined
+        : decodeNodeMemoryViewsRecord(views, pathKey(path, NODE_MEMORY_VIEWS_FIELD), issues);
     const step: ScenarioStep = {
       index,
       atMs,
@@ -155,6 +166,7 @@ export class StepLoader {
       updatePods: this.updatedPods(raw["updatePods"], `${path}.updatePods`, issues),
       removePods: stringList("removePods"),
       admit: podList("admit"),
+      ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
     };
     // Only `at`s that parsed are compared: a bad one is reported once, as itself.
     if (atValid) {

@@ -53,6 +53,20 @@ describe("kubelet cgroup names", () => {
       assert.equal(podUidOfDir(other), undefined, other);
   });
 
+  test("a static pod's cgroup, named after its config hash (the kubelet's UID of it), for either driver", () => {
+    // kube-controller-manager's hash on a real 1.35 node (test/fixtures/real-data/summary-1.json).
+    const HASH = "e9afcd8d3c942968802548f9a24d942a";
+    assert.equal(podUidOfDir(`pod${HASH}`), HASH);
+    assert.equal(podUidOfDir(`kubepods-pod${HASH}.slice`), HASH);
+    assert.equal(podUidOfDir(`kubepods-besteffort-pod${HASH}.slice`), HASH);
+    assert.equal(
+      podCgroupPath("systemd", "/", HASH, "besteffort").split("/").pop(),
+      `kubepods-besteffort-pod${HASH}.slice`,
+    );
+    for (const other of [`pod${HASH.slice(1)}`, `pod${HASH}0`, `pod${HASH.slice(1)}g`])
+      assert.equal(podUidOfDir(other), undefined, other);
+  });
+
   test("a container cgroup's directory name gives its id: cgroupfs (the id), containerd, CRI-O and docker scopes", () => {
     assert.equal(containerIdOfDir(ID), ID);
     assert.equal(containerIdOfDir(`cri-containerd-${ID}.scope`), ID);

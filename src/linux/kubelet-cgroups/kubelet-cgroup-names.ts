@@ -69,12 +69,20 @@ export function podCgroupPath(
   return render(driver, [...kubepodsName(cgroupRoot), ...(tier === undefined ? [] : [tier]), `pod${uid}`]);
 }
 
-const UID = "[0-9a-fA-F]{8}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{12}";
-const POD_DIR = new RegExp(`^(?:[A-Za-z0-9_-]+-)?pod(${UID})(?:\\.slice)?$`);
+/** A UID the API server makes (a UUID), dashes escaped to underscores or not. */
+const API_UID = "[0-9a-fA-F]{8}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{4}[-_][0-9a-fA-F]{12}";
+/**
+ * A static pod's UID, which the kubelet makes itself: the md5 of its node, source and manifest, as
+ * 32 hex digits (kubernetes pkg/kubelet/config/common.go, applyDefaults).
+ */
+const CONFIG_HASH_UID = "[0-9a-fA-F]{32}";
+const POD_DIR = new RegExp(`^(?:[A-Za-z0-9_-]+-)?pod(${API_UID}|${CONFIG_HASH_UID})(?:\\.slice)?$`);
 
 /**
  * The pod UID a pod cgroup's directory name carries (`pod<uid>`, `kubepods-burstable-pod<uid_>.slice`),
  * dashes restored; undefined for anything else (QoS tiers, containers, the runtime's own cgroups).
+ * A static pod's cgroup carries the kubelet's UID of it, its config hash, which the API shows only
+ * in its mirror pod's `kubernetes.io/config.mirror` annotation (app/cluster/kubelet-pod-uid.ts).
  */
 export function podUidOfDir(dirName: string): string | undefined {
   const m = POD_DIR.exec(dirName);

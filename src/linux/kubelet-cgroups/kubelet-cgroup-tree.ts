@@ -92,7 +92,7 @@ export class KubeletCgroupTree {
         "cgroup-not-found",
         `the kubelet's kubepods cgroup is not at ${this.kubepodsDir} (cgroupDriver ${options.driver}, cgroupRoot ${JSON.stringify(options.cgroupRoot)})`,
         {
-          hint: "check the kubelet's cgroupDriver and cgroupRoot (configz), or set them with --cgroup-driver and --cgroup-root",
+          hint: "check the kubelet's cgroupDriver and cgroupRoot (configz), or set them with --cgroup-driver and --cgroup-root; a kubelet whose tree sits under a parent cgroup (kind, a node in a container) needs --node-cgroup PARENT",
         },
       );
     }

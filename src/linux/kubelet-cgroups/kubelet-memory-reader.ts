@@ -120,7 +120,10 @@ export class KubeletMemoryReader implements NodeMemoryPort {
   }
 
   read(scope: StatsScope, uids: readonly string[], options: NodeMemoryReadOptions = {}): NodeLocalMemory {
-    const full = scope === "all";
+    // Housekeeping (`node`) reads as `all` does, as the kubelet's own housekeeping reads every cgroup:
+    // a pod's working set is what /status ranks and shows, and read by usage alone at every interval
+    // it was never read after start. Only a memory wake, on its way to a kill, stays lean.
+    const full = scope !== "memory";
     if (full) {
       this.#pods = this.#tree.scan();
       for (const uid of this.#lastUsage.keys()) if (!this.#pods.has(uid)) this.#lastUsage.delete(uid);
