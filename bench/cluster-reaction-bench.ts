@@ -136,6 +136,11 @@ export interface ClusterArgs {
   readonly placement?: Placement;
   /** Each configuration once per setting, in this order (default: without the hog). */
   readonly hogs?: readonly HogSetting[];
+  /**
+   * Each configuration once per setting, in this order (default: without): `--eviction-dry-run`,
+   * evictd's former path (a dry run before each eviction), against the eviction's own refusal.
+   */
+  readonly dryRunsFirst?: readonly boolean[];
   /** The results file (absolute); default bench/results/reaction-cluster[-systemd].json. */
   readonly out?: string;
 }
@@ -152,6 +157,8 @@ interface Trial {
   readonly mode: StatsMode;
   readonly placement: Placement;
   readonly hog: HogSetting;
+  /** evictd ran with --eviction-dry-run (its former path). */
+  readonly dryRunFirst: boolean;
   readonly pods: number;
   readonly rate: number;
   readonly index: number;
@@ -184,6 +191,7 @@ interface ConfigurationRecord {
   readonly mode: StatsMode;
   readonly placement: Placement;
   readonly hog: HogSetting;
+  readonly dryRunFirst: boolean;
   /** The hog's CPU time over the configuration's wall time (1 = a whole core). */
   readonly hogCpuCores?: number;
   /** evictd's container cgroup's peak memory (v1 max_usage_in_bytes), with --placement pod. */
@@ -351,6 +359,7 @@ interface Configuration {
   readonly driver: KubeletDriver;
   readonly placement: Placement;
   readonly hog: HogSetting;
+  readonly dryRunFirst: boolean;
 }
 
 interface Bench {
@@ -376,7 +385,7 @@ interface Bench {
   readonly log: () => string[];
 }
 
-function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string): string[] {
+function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string, dryRunFirst: boolean): string[] {
   return [
     EVICTD_BIN,
     "watch",
@@ -386,6 +395,7 @@ function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string): stri
     kubeconfig,
     "--enforce",
     "--use-eviction-api",
+    ...(dryRunFirst ? ["--eviction-dry-run"] : []),
     "--interval",
     "10s",
     "--listen",
@@ -469,7 +479,7 @@ async function startBench(config: Configuration, ds: EvictdDaemonSetPod | undefi
       if (mode === "summary" && r.path.endsWith("/stats/summary")) freshSummary(server, node);
     };
     const kubeconfig = await server.writeKubeconfig(path.join(dir, "kubeconfig"));
-    const argv = watchArgv(mode, node, kubeconfig);
+    const argv = watchArgv(mode, node, kubeconfig, config.dryRunFirst);
     let watch: ChildProcess;
     let evictdPod: Bench["evictdPod"];
     let evictdOomScoreAdj: number | string | undefined;
@@ -563,7 +573,7 @@ async function startBench(config: Configuration, ds: EvictdDaemonSetPod | undefi
 
 /** What the configuration left to record, read before its processes go. */
 function configurationRecord(b: Bench): ConfigurationRecord {
-  const { pods, mode, placement, hog } = b.config;
+  const { pods, mode, placement, hog, dryRunFirst } = b.config;
   let hogCpuCores: number | undefined;
   const hogDir = b.hogPod?.containers[0]?.dir;
   if (hogDir !== undefined) {
@@ -591,6 +601,7 @@ function configurationRecord(b: Bench): ConfigurationRecord {
     mode,
     placement,
     hog,
+    dryRunFirst,
     ...(hogCpuCores !== undefined ? { hogCpuCores } : {}),
     ...(peak !== undefined ? { evictdPeakMemoryBytes: peak } : {}),
     ...(b.evictdOomScoreAdj !== undefined ? { evictdOomScoreAdj: b.evictdOomScoreAdj } : {}),
@@ -639,7 +650,7 @@ function phasesOf(line: EvictedLine | undefined, crossAt: number, callAt: number
 }
 
 async function runTrial(b: Bench, rate: number, index: number): Promise<Trial> {
-  const { mode, pods, placement, hog } = b.config;
+  const { mode, pods, placement, hog, dryRunFirst } = b.config;
   if (b.watch.exitCode !== null || b.watch.signalCode !== null)
     throw new Error(
       `evictd has exited (${b.watch.exitCode ?? b.watch.signalCode}) before trial ${index + 1} at ${rate} MiB/s`,
@@ -736,6 +747,7 @@ async function runTrial(b: Bench, rate: number, index: number): Promise<Trial> {
     mode,
     placement,
     hog,
+    dryRunFirst,
     pods,
     rate,
     index,
@@ -762,7 +774,7 @@ const ms = (x: number): string => num(x, 1);
 function trialLine(t: Trial): string {
   const p = t.phasesMs;
   const parts = [
-    `  ${t.pods} pods ${t.mode}${t.hog ? " +hog" : ""} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`,
+    `  ${t.pods} pods ${t.mode}${t.hog ? " +hog" : ""}${t.dryRunFirst ? " +dry run" : ""} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`,
     t.reactionMs !== undefined ? ` ${ms(t.reactionMs)} ms` : "",
     p !== undefined
       ? ` = wake ${ms(p.wakeMs)} + read ${ms(p.readMs)} + decide ${ms(p.decideMs)} + send ${ms(p.sendMs)}`
@@ -822,6 +834,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
   const driver = args.driver ?? "cgroupfs";
   const placement = args.placement ?? "pod";
   const hogs = args.hogs ?? [false];
+  const dryRunsFirst = args.dryRunsFirst ?? [false];
   if (hogs.includes(true) && !existsSync(STRESS_NG)) {
     console.error(
       `cluster reaction benchmark: --hog runs ${STRESS_NG} --cpu 1, and ${STRESS_NG} is not there (install stress-ng)`,
@@ -868,55 +881,62 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
       for (const mode of ["cgroups", "summary"] as const) {
         const trials = mode === "cgroups" ? args.trials : args.summaryTrials;
         if (trials === 0 || (mode === "summary" && pods !== args.pods[0])) continue;
-        for (const hog of hogs) {
-          const b = await startBench({ mode, pods, driver, placement, hog }, ds);
-          try {
-            for (const rate of args.rates) {
-              const these: Trial[] = [];
-              for (let i = 0; i < trials; i++) {
-                const t = await runTrial(b, rate, i);
-                these.push(t);
-                process.stdout.write(trialLine(t));
+        for (const hog of hogs)
+          for (const dryRunFirst of dryRunsFirst) {
+            const b = await startBench({ mode, pods, driver, placement, hog, dryRunFirst }, ds);
+            try {
+              for (const rate of args.rates) {
+                const these: Trial[] = [];
+                for (let i = 0; i < trials; i++) {
+                  const t = await runTrial(b, rate, i);
+                  these.push(t);
+                  process.stdout.write(trialLine(t));
+                }
+                all.push(...these);
+                const s = summarize(these);
+                summaries.push({ pods, mode, placement, hog, dryRunFirst, rate, ...s });
+                const key = [
+                  String(pods),
+                  mode,
+                  hog ? "yes" : "no",
+                  dryRunFirst ? "yes" : "no",
+                  String(rate),
+                ];
+                rows.push([
+                  ...key,
+                  `${s.evicted}/${s.trials}`,
+                  s.reactionMs === null ? "-" : num(s.reactionMs.median, 1),
+                  s.reactionMs === null ? "-" : num(s.reactionMs.p99, 1),
+                  String(s.kernelOomKills),
+                  String(s.trialsAtLimit),
+                  String(s.overEvictions),
+                ]);
+                phaseRows.push([
+                  ...key,
+                  cell(s.reactionMs),
+                  cell(s.phasesMs.wake),
+                  cell(s.phasesMs.read),
+                  cell(s.phasesMs.decide),
+                  cell(s.phasesMs.send),
+                ]);
               }
-              all.push(...these);
-              const s = summarize(these);
-              summaries.push({ pods, mode, placement, hog, rate, ...s });
-              const key = [String(pods), mode, hog ? "yes" : "no", String(rate)];
-              rows.push([
-                ...key,
-                `${s.evicted}/${s.trials}`,
-                s.reactionMs === null ? "-" : num(s.reactionMs.median, 1),
-                s.reactionMs === null ? "-" : num(s.reactionMs.p99, 1),
-                String(s.kernelOomKills),
-                String(s.trialsAtLimit),
-                String(s.overEvictions),
-              ]);
-              phaseRows.push([
-                ...key,
-                cell(s.reactionMs),
-                cell(s.phasesMs.wake),
-                cell(s.phasesMs.read),
-                cell(s.phasesMs.decide),
-                cell(s.phasesMs.send),
-              ]);
+              const record = configurationRecord(b);
+              configurations.push(record);
+              if (record.hogCpuCores !== undefined)
+                console.log(`  the hog had ${num(record.hogCpuCores, 2)} of a core over this configuration`);
+              if (record.selfEvictions > 0)
+                console.log(`  FINDING: evictd asked to evict its own pod ${record.selfEvictions} time(s)`);
+            } finally {
+              await stopBench(b);
             }
-            const record = configurationRecord(b);
-            configurations.push(record);
-            if (record.hogCpuCores !== undefined)
-              console.log(`  the hog had ${num(record.hogCpuCores, 2)} of a core over this configuration`);
-            if (record.selfEvictions > 0)
-              console.log(`  FINDING: evictd asked to evict its own pod ${record.selfEvictions} time(s)`);
-          } finally {
-            await stopBench(b);
           }
-        }
       }
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const keyHeader = ["pods", "stats", "hog", "MiB/s"];
+  const keyHeader = ["pods", "stats", "hog", "dry run", "MiB/s"];
   console.log(
     `\ncrossing → Eviction API call (ms), evictd ${placement === "pod" ? "in its pod" : "outside the node"}:\n${table(
       [...keyHeader, "evicted", "median", "p99", "OOM kills", "node full", "over-evictions"],
@@ -960,6 +980,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
         : {}),
       cpuCgroups,
       hog: hogs.length > 1 ? "both" : hogs[0] === true ? "on" : "off",
+      dryRunFirst: dryRunsFirst.length > 1 ? "both" : dryRunsFirst[0] === true ? "on" : "off",
       ...(hogs.includes(true) ? { hogPod: `BestEffort, ${HOG_ARGV.join(" ")}` } : {}),
       pods: args.pods,
       rates: args.rates,

@@ -30,12 +30,14 @@ export const REACTION_USAGE = `usage: node dist/bench/reaction-bench.js [--pods 
          [--modes notify,poll] [--touch populate|write] [--http-clients N] [--out FILE]
        node dist/bench/reaction-bench.js --mode cluster [--pods 5,110] [--rates 512,1024,2048]
          [--trials 20] [--summary-trials 5] [--driver cgroupfs|systemd] [--placement pod|outside]
-         [--hog [on|off|both]] [--out FILE]
+         [--hog [on|off|both]] [--dry-run-first [on|off|both]] [--out FILE]
 
   --summary-trials 0   no trials of --stats summary
   --placement pod      evictd in a DaemonSet pod of its own on the node (default); outside: beside the node
   --hog                a BestEffort pod running stress-ng --cpu 1 through each configuration;
                        --hog both runs each configuration without it, then with it
+  --dry-run-first      evictd with --eviction-dry-run (a dry run before each eviction, its former
+                       path); both: each configuration with it, then without, in one run
   --out FILE           write the results there instead of bench/results/`;
 
 export const REACTION_OPTIONS = {
@@ -50,6 +52,7 @@ export const REACTION_OPTIONS = {
   driver: "string",
   placement: "string",
   hog: { bare: "on" },
+  "dry-run-first": { bare: "on" },
   out: "string",
 } as const;
 
@@ -79,11 +82,13 @@ export function readReactionArgs(a: BenchArgs<typeof REACTION_OPTIONS>): Reactio
   const only = (names: readonly (keyof typeof REACTION_OPTIONS)[], when: string, ok: boolean): void => {
     for (const name of names) a.require(ok || !a.has(name), `--${name}: only ${when}`);
   };
-  only(["summary-trials", "driver", "placement", "hog"], "with --mode cluster", cluster);
+  only(["summary-trials", "driver", "placement", "hog", "dry-run-first"], "with --mode cluster", cluster);
   only(["modes", "touch", "http-clients"], "without --mode cluster", !cluster);
   if (cluster) {
     const hog = a.choice("hog", ["off", "on", "both"] as const, "off");
     const hogs: readonly HogSetting[] = hog === "both" ? [false, true] : [hog === "on"];
+    const dryRun = a.choice("dry-run-first", ["off", "on", "both"] as const, "off");
+    const dryRunsFirst: readonly boolean[] = dryRun === "both" ? [true, false] : [dryRun === "on"];
     return {
       bench: "cluster",
       args: {
@@ -94,6 +99,7 @@ export function readReactionArgs(a: BenchArgs<typeof REACTION_OPTIONS>): Reactio
         driver: a.choice("driver", ["cgroupfs", "systemd"] as const, "cgroupfs"),
         placement: a.choice("placement", ["pod", "outside"] as const satisfies readonly Placement[], "pod"),
         hogs,
+        dryRunsFirst,
         ...out,
       },
     };

@@ -102,6 +102,20 @@ export type EvictionUrgency = "hard" | "soft";
 export type EvictionPreflight =
   { readonly verdict: "allowed" } | { readonly verdict: "refused"; readonly reason: string };
 
+/**
+ * Thrown by a kill that was refused and left the pod as it was (a PodDisruptionBudget allows no
+ * disruption of it now): like a preflight's refusal, the loop considers the next pod in the
+ * ranking instead. Any other error is a failed kill.
+ */
+export class EvictionBlockedError extends Error {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(reason);
+    this.reason = reason;
+    this.name = "EvictionBlockedError";
+  }
+}
+
 export interface PodsPort {
   /** Admitted pods that are not terminated and not being evicted, in a stable order. */
   activePods(): readonly Pod[];
@@ -120,9 +134,16 @@ export interface PodsPort {
   ): Promise<KillResult>;
   /**
    * Asks, without evicting, whether evicting `pod` now would be refused; `status` says why it would
-   * go. Absent: no eviction is ever refused (the kubelet's own, which consults no budget).
+   * go, `urgency` which way its kill will take. Absent: no eviction is asked about first. A port
+   * whose kill itself can be refused ({@link EvictionBlockedError}) answers `allowed` without asking
+   * where the kill's refusal is the answer.
    */
-  preflight?(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<EvictionPreflight>;
+  preflight?(
+    pod: Pod,
+    gracePeriodSeconds: number,
+    status: FailedPodStatus,
+    urgency: EvictionUrgency,
+  ): Promise<EvictionPreflight>;
   /**
    * Replaces the status a pod being killed will be left with (its eviction message written again
    * from fresher figures); does nothing for a pod not being killed. Absent: statuses are final.

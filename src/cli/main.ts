@@ -318,9 +318,17 @@ function program(): Command {
     )
     .option(
       "--eviction-preflight",
-      "with --enforce: send each eviction as a dry run first; a pod its PodDisruptionBudget protects is skipped for the next one (default with --use-eviction-api)",
+      "with --enforce: a pod its PodDisruptionBudget protects is skipped for the next one, learnt from the eviction's own refusal with --use-eviction-api (the default there), from a dry run first with deletion",
     )
-    .option("--no-eviction-preflight", "with --enforce --use-eviction-api: no dry run before evictions")
+    .option(
+      "--no-eviction-preflight",
+      "with --enforce --use-eviction-api: a budget's refusal is retried, then a failed kill (the next pod is not tried)",
+    )
+    .option(
+      "--eviction-dry-run",
+      "with --enforce --use-eviction-api and the preflight: a dry run before every pressure eviction, as with deletion (one round trip more before each)",
+      false,
+    )
     .option(
       "--eviction-request",
       "with --enforce --use-eviction-api: soft-threshold evictions as EvictionRequests (lifecycle.k8s.io/v1alpha1, Kubernetes 1.37 alpha), pods/eviction where not served",

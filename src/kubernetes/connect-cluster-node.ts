@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import type {
   ClusterNodePort,
+  EvictionAttemptOutcome,
   EvictionPreflightOutcome,
   EvictionRequestOutcome,
   PodEvent,
@@ -279,6 +280,23 @@ class ClusterNode implements ClusterNodePort {
   }
 
   async preflightEviction(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionPreflightOutcome> {
+    const outcome = await this.#evictOnce(pod, gracePeriodSeconds, true);
+    if (outcome.kind === "blocked") return outcome;
+    if (outcome.kind === "refused")
+      return { kind: "unknown", status: outcome.status, message: outcome.message };
+    return outcome.kind === "done" ? { kind: "allowed" } : { kind: "gone" };
+  }
+
+  evictPodOrBlocked(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionAttemptOutcome> {
+    return this.#evictOnce(pod, gracePeriodSeconds, false);
+  }
+
+  /** pods/NAME/eviction, a budget's refusal taken as the answer (not retried); transient failures retried. */
+  async #evictOnce(
+    pod: PodRef,
+    gracePeriodSeconds: number,
+    dryRun: boolean,
+  ): Promise<EvictionAttemptOutcome> {
     let blocked: string | undefined;
     const outcome = await this.#client.write(
       this.#api,
@@ -287,7 +305,7 @@ class ClusterNode implements ClusterNodePort {
       {
         method: "POST",
         path: `${podPath(pod)}/eviction`,
-        body: evictionBody(pod, gracePeriodSeconds, true),
+        body: evictionBody(pod, gracePeriodSeconds, dryRun),
         contentType: JSON_TYPE,
         disruptionBudgetAttempts: 1,
       },
@@ -298,10 +316,7 @@ class ClusterNode implements ClusterNodePort {
           : { kind: "refused", status: response.status, message: blocked };
       },
     );
-    if (blocked !== undefined) return { kind: "blocked", message: blocked };
-    if (outcome.kind === "refused")
-      return { kind: "unknown", status: outcome.status, message: outcome.message };
-    return outcome.kind === "done" ? { kind: "allowed" } : { kind: "gone" };
+    return blocked !== undefined ? { kind: "blocked", message: blocked } : outcome;
   }
 
   async createEvictionRequest(pod: PodRef): Promise<EvictionRequestOutcome> {

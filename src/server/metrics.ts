@@ -219,7 +219,7 @@ export class DaemonMetrics {
     });
     this.preflightRefusals = new Counter({
       name: METRIC_NAMES.preflightRefusals,
-      help: "Evictions a dry run said a PodDisruptionBudget would refuse (watch --enforce with the preflight): the next pod in the ranking was considered instead.",
+      help: "Evictions a PodDisruptionBudget refused, by the eviction's own answer or a dry run's (watch --enforce with the preflight): the next pod in the ranking was considered instead.",
       registers,
     });
     for (const c of NODE_CONDITIONS) this.condition.set({ condition: c }, 0);

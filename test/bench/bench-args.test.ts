@@ -80,6 +80,7 @@ describe("bench command lines", () => {
       driver: "cgroupfs",
       placement: "pod",
       hogs: [false],
+      dryRunsFirst: [false],
     });
     const given = cluster(["--placement", "outside", "--hog", "--summary-trials", "0", "--out", "x.json"]);
     assert.deepEqual(given.ok && given.value.bench === "cluster" ? given.value.args : undefined, {
@@ -90,6 +91,7 @@ describe("bench command lines", () => {
       driver: "cgroupfs",
       placement: "outside",
       hogs: [true],
+      dryRunsFirst: [false],
       out: resolve("x.json"),
     });
     const hogs = (value: string) => {
@@ -99,6 +101,13 @@ describe("bench command lines", () => {
     assert.deepEqual(hogs("both"), [false, true]);
     assert.deepEqual(hogs("on"), [true]);
     assert.deepEqual(hogs("off"), [false]);
+    const dryRuns = (argv: readonly string[]) => {
+      const r = cluster(argv);
+      return r.ok && r.value.bench === "cluster" ? r.value.args.dryRunsFirst : undefined;
+    };
+    assert.deepEqual(dryRuns(["--dry-run-first", "both"]), [true, false], "the former path first");
+    assert.deepEqual(dryRuns(["--dry-run-first"]), [true]);
+    assert.equal(checkBenchArgs(["--dry-run-first"], REACTION_OPTIONS, readReactionArgs).ok, false);
     const node = checkBenchArgs(["--out", "/tmp/r.json"], REACTION_OPTIONS, readReactionArgs);
     assert.deepEqual(node.ok && node.value.bench === "node" ? node.value.args.out : undefined, "/tmp/r.json");
   });

@@ -2,10 +2,11 @@
  * The eviction preflight against the fake API server, whose eviction subresource and budgets follow
  * pkg/registry/core/pod/storage/eviction.go and pkg/controller/disruption/disruption.go: the dry run
  * evictd sends (a policy/v1 Eviction with `deleteOptions.dryRun: ["All"]`), what each answer means
- * (allowed, a budget that refuses, two budgets, no verdict), and `evictd watch --enforce` skipping
- * a pod whose PodDisruptionBudget refuses its eviction for the next pod in the kubelet's ranking,
- * reported by a log line, a Warning event and a metric, the refused pod left as it was, and the
- * recorded trace replaying to the same decisions.
+ * (allowed, a budget that refuses, two budgets, no verdict), the eviction sent once for a budget's
+ * verdict, and `evictd watch --enforce` skipping a pod whose PodDisruptionBudget refuses its
+ * eviction (learnt from the eviction's refusal, or from a dry run) for the next pod in the
+ * kubelet's ranking, reported by a log line, a Warning event and a metric, the refused pod left as
+ * it was, and the recorded trace replaying to the same decisions.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -96,6 +97,40 @@ describe("preflightEviction: the dry run and its answers", () => {
     }
   });
 
+  test("evictPodOrBlocked: the real eviction sent once; a budget's 429 is blocked with its words, the pod and budget untouched; allowed, it is evicted", async () => {
+    const pod = webPod(h.server, "web-once");
+    h.server.addPodDisruptionBudget({
+      name: "web-pdb",
+      namespace: "scraper",
+      matchLabels: { app: "web" },
+      maxUnavailable: 0,
+    });
+    try {
+      const status = h.server.podDisruptionBudgetStatus("scraper", "web-pdb");
+      const outcome = await h.node.evictPodOrBlocked(pod, 20);
+      assert.equal(outcome.kind, "blocked");
+      assert.match(
+        outcome.kind === "blocked" ? outcome.message : "",
+        /^Cannot evict pod as it would violate the pod's disruption budget\. The disruption budget web-pdb/,
+      );
+      assert.equal(h.server.requests.length, 1, "not retried");
+      assert.deepEqual(h.sleeps, []);
+      assert.equal(
+        (h.server.requests[0]?.json as { deleteOptions: { dryRun?: unknown } }).deleteOptions.dryRun,
+        undefined,
+        "the real eviction, not a dry run",
+      );
+      assert.deepEqual(h.server.podDisruptionBudgetStatus("scraper", "web-pdb"), status);
+      const left = h.server.pod("scraper", "web-once");
+      assert.ok(left !== undefined && left.metadata.deletionTimestamp === undefined);
+      assert.ok(!(left.status?.conditions ?? []).some((c) => c.type === "DisruptionTarget"));
+    } finally {
+      h.server.removePodDisruptionBudget("scraper", "web-pdb");
+    }
+    assert.deepEqual(await h.node.evictPodOrBlocked(pod, 20), { kind: "done" });
+    assert.equal(h.server.pod("scraper", "web-once"), undefined);
+  });
+
   test("two budgets: blocked by the 500's words, neither the dry run nor the eviction retried", async () => {
     const pod = webPod(h.server, "web-twice");
     h.server.addPodDisruptionBudget({
@@ -171,97 +206,115 @@ describe("evictd watch --enforce with the preflight", () => {
   const TOP = "/api/v1/namespaces/scraper/pods/e2e-container-creating";
   const NEXT = "/api/v1/namespaces/scraper/pods/e2e-kube-state-metrics-75b885dc9-97mtr";
 
-  test("Eviction API: the protected top pod is reported and the next pod is evicted; the dry run deleted nothing; the trace replays to the same decisions", async () => {
-    const w = await startWatch("eviction-api", await guardedServer(), { preflight: true });
-    try {
-      await firstSynchronize(w);
-      refresh(w.server, 100 * MiB);
-      const evicted = await until("the real eviction of the next pod", () =>
-        w.server.requests.find(
-          (r) =>
-            r.path === `${NEXT}/eviction` &&
-            (r.json as { deleteOptions: { dryRun?: unknown } }).deleteOptions.dryRun === undefined,
-        ),
+  for (const dryRunFirst of [false, true])
+    test(`Eviction API${dryRunFirst ? " with --eviction-dry-run" : ""}: the protected top pod is reported and the next pod is evicted; ${dryRunFirst ? "the dry run" : "the refused eviction"} deleted nothing; the trace replays to the same decisions`, async () => {
+      const w = await startWatch("eviction-api", await guardedServer(), {
+        preflight: true,
+        ...(dryRunFirst ? { dryRunFirst: true } : {}),
+      });
+      try {
+        await firstSynchronize(w);
+        refresh(w.server, 100 * MiB);
+        const evicted = await until("the real eviction of the next pod", () =>
+          w.server.requests.find(
+            (r) =>
+              r.path === `${NEXT}/eviction` &&
+              (r.json as { deleteOptions: { dryRun?: unknown } }).deleteOptions.dryRun === undefined,
+          ),
+        );
+        const evictions = w.server.requests.filter((r) => r.path.endsWith("/eviction"));
+        // The order. With the dry run: the top pod's (refused), the next pod's (allowed), its
+        // eviction. Without: the top pod's eviction (refused: its answer), the next pod's eviction.
+        assert.deepEqual(
+          evictions.map((r) => [
+            r.path,
+            (r.json as { deleteOptions: { dryRun?: string[] } }).deleteOptions.dryRun,
+          ]),
+          dryRunFirst
+            ? [
+                [`${TOP}/eviction`, ["All"]],
+                [`${NEXT}/eviction`, ["All"]],
+                [`${NEXT}/eviction`, undefined],
+              ]
+            : [
+                [`${TOP}/eviction`, undefined],
+                [`${NEXT}/eviction`, undefined],
+              ],
+        );
+        assert.equal(evictions.at(-1), evicted);
+        assert.equal(
+          evictions.filter((r) => r.path === `${TOP}/eviction`).length,
+          1,
+          "a budget's refusal is not retried",
+        );
+        // The refused pod is as it was: no deletion, no DisruptionTarget, nothing spent of its budget.
+        const top = w.server.pod("scraper", "e2e-container-creating");
+        assert.ok(top !== undefined && top.metadata.deletionTimestamp === undefined);
+        assert.ok(!(top.status?.conditions ?? []).some((c) => c.type === "DisruptionTarget"));
+        assert.deepEqual(w.server.podDisruptionBudgetStatus("scraper", "creating-pdb")?.disruptedPods, {});
+        assert.equal(w.server.pod("scraper", "e2e-kube-state-metrics-75b885dc9-97mtr"), undefined);
+        // Reported: a warning naming the budget, a Warning event on the pod, the counter.
+        const line = w.lines.find((l) =>
+          l.msg.startsWith("evicting scraper/e2e-container-creating would violate"),
+        );
+        assert.ok(line !== undefined && line.level === "warn");
+        assert.match(line.msg, /The disruption budget creating-pdb needs 1 healthy pods and has 0 currently/);
+        assert.match(line.msg, /the next pod in the ranking is considered$/);
+        const blocked = w.server.events.find((e) => e.reason === "EvictionBlocked");
+        assert.deepEqual(
+          (blocked?.involvedObject as { name: string } | undefined)?.name,
+          "e2e-container-creating",
+        );
+        assert.equal(blocked?.type, "Warning");
+        assert.match(
+          String(blocked?.message),
+          /^The node was low on resource: memory\. .*Not evicted: Cannot evict pod as it would violate the pod's disruption budget\. The disruption budget creating-pdb/,
+        );
+        const url = await w.url;
+        assert.match(
+          await (await fetch(`${url}/metrics`)).text(),
+          /^evictd_eviction_preflight_refusals_total 1$/m,
+        );
+        const status = (await (await fetch(`${url}/status`)).json()) as { capabilities: string[] };
+        assert.ok(
+          status.capabilities.some((c) =>
+            c.startsWith(
+              dryRunFirst
+                ? "each eviction is first sent as a dry run"
+                : "a pod whose eviction its PodDisruptionBudget refuses",
+            ),
+          ),
+        );
+        // Pressure relieved: nothing more.
+        refresh(w.server, NORMAL);
+        await sleep(400);
+      } finally {
+        await w.stop();
+      }
+      // The step that skipped the pod recorded the pods without it: the replay decides as the loop did.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [EVICTD_BIN, "replay", w.trace, "--output", "jsonl"],
+        { cwd: REPO_ROOT, maxBuffer: 64 * MiB },
       );
-      const evictions = w.server.requests.filter((r) => r.path.endsWith("/eviction"));
-      // The order: the top pod's dry run (refused), the next pod's dry run (allowed), its eviction.
+      const strip = (r: Record<string, unknown>): Record<string, unknown> => {
+        const { step: _step, wake: _wake, reactionMs: _r, sinceBelowMs: _s, timings: _t, ...rest } = r;
+        return rest;
+      };
+      const replayed = stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((r) => r["type"] === "step")
+        .map(strip);
+      const live = (await decisions(w.decisionLog)).map(strip);
+      assert.deepEqual(replayed, live);
+      const evictedLive = live.flatMap((r) => (r["evictions"] as { pod: string }[] | undefined) ?? []);
       assert.deepEqual(
-        evictions.map((r) => [
-          r.path,
-          (r.json as { deleteOptions: { dryRun?: string[] } }).deleteOptions.dryRun,
-        ]),
-        [
-          [`${TOP}/eviction`, ["All"]],
-          [`${NEXT}/eviction`, ["All"]],
-          [`${NEXT}/eviction`, undefined],
-        ],
+        evictedLive.map((e) => e.pod),
+        ["scraper/e2e-kube-state-metrics-75b885dc9-97mtr"],
       );
-      assert.equal(evictions.at(-1), evicted);
-      assert.equal(
-        evictions.filter((r) => r.path === `${TOP}/eviction`).length,
-        1,
-        "a refused dry run is not retried",
-      );
-      // The refused pod is as it was: no deletion, no DisruptionTarget, nothing spent of its budget.
-      const top = w.server.pod("scraper", "e2e-container-creating");
-      assert.ok(top !== undefined && top.metadata.deletionTimestamp === undefined);
-      assert.ok(!(top.status?.conditions ?? []).some((c) => c.type === "DisruptionTarget"));
-      assert.deepEqual(w.server.podDisruptionBudgetStatus("scraper", "creating-pdb")?.disruptedPods, {});
-      assert.equal(w.server.pod("scraper", "e2e-kube-state-metrics-75b885dc9-97mtr"), undefined);
-      // Reported: a warning naming the budget, a Warning event on the pod, the counter.
-      const line = w.lines.find((l) =>
-        l.msg.startsWith("evicting scraper/e2e-container-creating would violate"),
-      );
-      assert.ok(line !== undefined && line.level === "warn");
-      assert.match(line.msg, /The disruption budget creating-pdb needs 1 healthy pods and has 0 currently/);
-      assert.match(line.msg, /the next pod in the ranking is considered$/);
-      const blocked = w.server.events.find((e) => e.reason === "EvictionBlocked");
-      assert.deepEqual(
-        (blocked?.involvedObject as { name: string } | undefined)?.name,
-        "e2e-container-creating",
-      );
-      assert.equal(blocked?.type, "Warning");
-      assert.match(
-        String(blocked?.message),
-        /^The node was low on resource: memory\. .*Not evicted: Cannot evict pod as it would violate the pod's disruption budget\. The disruption budget creating-pdb/,
-      );
-      const url = await w.url;
-      assert.match(
-        await (await fetch(`${url}/metrics`)).text(),
-        /^evictd_eviction_preflight_refusals_total 1$/m,
-      );
-      const status = (await (await fetch(`${url}/status`)).json()) as { capabilities: string[] };
-      assert.ok(status.capabilities.some((c) => c.startsWith("each eviction is first sent as a dry run")));
-      // Pressure relieved: nothing more.
-      refresh(w.server, NORMAL);
-      await sleep(400);
-    } finally {
-      await w.stop();
-    }
-    // The step that skipped the pod recorded the pods without it: the replay decides as the loop did.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [EVICTD_BIN, "replay", w.trace, "--output", "jsonl"],
-      { cwd: REPO_ROOT, maxBuffer: 64 * MiB },
-    );
-    const strip = (r: Record<string, unknown>): Record<string, unknown> => {
-      const { step: _step, wake: _wake, reactionMs: _r, sinceBelowMs: _s, timings: _t, ...rest } = r;
-      return rest;
-    };
-    const replayed = stdout
-      .split("\n")
-      .filter((l) => l !== "")
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((r) => r["type"] === "step")
-      .map(strip);
-    const live = (await decisions(w.decisionLog)).map(strip);
-    assert.deepEqual(replayed, live);
-    const evictedLive = live.flatMap((r) => (r["evictions"] as { pod: string }[] | undefined) ?? []);
-    assert.deepEqual(
-      evictedLive.map((e) => e.pod),
-      ["scraper/e2e-kube-state-metrics-75b885dc9-97mtr"],
-    );
-  });
+    });
 
   test("deletion with --eviction-preflight skips the protected pod too; without it, the kubelet's way deletes it", async () => {
     const asked = await startWatch("delete", await guardedServer(), { preflight: true });

@@ -89,7 +89,9 @@ export interface Running {
 }
 
 /** What a suite may set of runWatch's options besides the mode. */
-export type WatchExtras = Partial<Pick<WatchOptions, "configFile" | "preflight" | "evictionRequests">>;
+export type WatchExtras = Partial<
+  Pick<WatchOptions, "configFile" | "preflight" | "dryRunFirst" | "evictionRequests">
+>;
 
 /** Starts runWatch in `mode` against `server` (a new fake one unless given), every 150 ms. */
 export async function startWatch(

@@ -75,6 +75,14 @@ export type EvictionPreflightOutcome =
   | { readonly kind: "unknown"; readonly status: number | undefined; readonly message: string };
 
 /**
+ * What an eviction sent for the budget's verdict came to: a write's outcome, or `blocked` when a
+ * PodDisruptionBudget refused it (the 429 with a `DisruptionBudget` cause, or the 500 of two
+ * budgets), with the server's words. The API server refuses before it changes anything: the pod is
+ * neither deleted nor marked and the budget is not spent.
+ */
+export type EvictionAttemptOutcome = WriteOutcome | { readonly kind: "blocked"; readonly message: string };
+
+/**
  * What creating an EvictionRequest came to: a write's outcome, or `not-served` when the API server
  * does not serve the resource (404: the alpha API is off), so the eviction must go another way.
  */
@@ -111,6 +119,11 @@ export interface ClusterNodePort {
   deletePod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
   /** POST pods/NAME/eviction (policy/v1 Eviction): honours PodDisruptionBudgets; 429 = blocked by a PDB. */
   evictPod(pod: PodRef, gracePeriodSeconds: number): Promise<WriteOutcome>;
+  /**
+   * POST pods/NAME/eviction once as far as budgets go: a refusal is `blocked` at once, not retried
+   * (other transient failures are), so the caller can evict the next pod instead of waiting.
+   */
+  evictPodOrBlocked(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionAttemptOutcome>;
   /** The same Eviction as a dry run: the budget is checked, nothing is deleted or recorded. */
   preflightEviction(pod: PodRef, gracePeriodSeconds: number): Promise<EvictionPreflightOutcome>;
   /** POST an EvictionRequest (lifecycle.k8s.io/v1alpha1) for the pod; one that exists already is done. */

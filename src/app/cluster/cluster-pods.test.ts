@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { IssueList } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
-import type { ClockPort, FailedPodStatus, LoggerPort } from "../ports.js";
+import { EvictionBlockedError, type ClockPort, type FailedPodStatus, type LoggerPort } from "../ports.js";
 import {
   ClusterPods,
   EVICTION_REQUESTED_EVENT_REASON,
@@ -17,6 +17,7 @@ import { NodePodSet } from "./node-pod-set.js";
 import {
   WatchExpiredError,
   type ClusterNodePort,
+  type EvictionAttemptOutcome,
   type EvictionPreflightOutcome,
   type EvictionRequestOutcome,
   type PodEvent,
@@ -38,6 +39,8 @@ class FakeApi implements ClusterNodePort {
   calls: string[] = [];
   answers: Partial<Record<"patch" | "event" | "delete" | "evict" | "unrequest", WriteOutcome | Error>> = {};
   preflights: EvictionPreflightOutcome[] = [];
+  /** What evictPodOrBlocked answers, in turn (then done). */
+  attempts: EvictionAttemptOutcome[] = [];
   requestAnswer: EvictionRequestOutcome = { kind: "done" };
   events: PodEventContent[] = [];
   lists = 0;
@@ -83,6 +86,10 @@ class FakeApi implements ClusterNodePort {
   evictPod(pod: PodRef): Promise<WriteOutcome> {
     return this.answer("evict", pod);
   }
+  evictPodOrBlocked(pod: PodRef): Promise<EvictionAttemptOutcome> {
+    this.calls.push(`evict-once ${pod.name}`);
+    return Promise.resolve(this.attempts.shift() ?? { kind: "done" });
+  }
   preflightEviction(pod: PodRef): Promise<EvictionPreflightOutcome> {
     this.calls.push(`preflight ${pod.name}`);
     return Promise.resolve(this.preflights.shift() ?? { kind: "allowed" });
@@ -113,7 +120,9 @@ const STATUS: FailedPodStatus = {
 
 async function setup(
   mode: EnforceMode,
-  extra: Partial<Pick<ClusterPodsOptions, "preflight" | "evictionRequests" | "onPreflightRefused">> = {},
+  extra: Partial<
+    Pick<ClusterPodsOptions, "preflight" | "dryRunFirst" | "evictionRequests" | "onPreflightRefused">
+  > = {},
 ): Promise<{ api: FakeApi; pods: ClusterPods; set: NodePodSet; lines: string[] }> {
   const api = new FakeApi();
   api.pods = [rawPod("a", "uid-a"), rawPod("b", "uid-b"), rawPod("done", "uid-done", "Succeeded")];
@@ -239,6 +248,7 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
     const refusals: string[] = [];
     const { api, pods, lines } = await setup("eviction-api", {
       preflight: true,
+      dryRunFirst: true,
       onPreflightRefused: (pod, reason) => refusals.push(`${pod.name}: ${reason}`),
     });
     const [a] = pods.activePods();
@@ -247,7 +257,7 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
       { kind: "blocked", message: BUDGET },
       { kind: "blocked", message: BUDGET },
     ];
-    assert.deepEqual(await pods.preflight(a, 30, STATUS), { verdict: "refused", reason: BUDGET });
+    assert.deepEqual(await pods.preflight(a, 30, STATUS, "hard"), { verdict: "refused", reason: BUDGET });
     assert.deepEqual(refusals, [`a: ${BUDGET}`]);
     assert.ok(
       lines.some((l) => l.startsWith("warn evicting default/a would violate its PodDisruptionBudget")),
@@ -266,7 +276,7 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
       "the decision of this step was made without it",
     );
     // The same pod refused again within the interval: counted, no second event.
-    assert.equal((await pods.preflight(a, 30, STATUS)).verdict, "refused");
+    assert.equal((await pods.preflight(a, 30, STATUS, "hard")).verdict, "refused");
     assert.equal(refusals.length, 2);
     assert.equal(api.events.length, 1, `one event per ${BLOCKED_EVENT_INTERVAL_MS / 60_000} minutes`);
     // The next step starts with every active pod again.
@@ -274,12 +284,69 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
     assert.equal(pods.activeRaw.length, 2);
   });
 
+  test("through the Eviction API the eviction's own refusal is the answer: no dry run for a hard eviction, a refusal reported and thrown as blocked, the pod left out of the step's trace pods", async () => {
+    const refusals: string[] = [];
+    const { api, pods, lines } = await setup("eviction-api", {
+      preflight: true,
+      onPreflightRefused: (pod, reason) => refusals.push(`${pod.name}: ${reason}`),
+    });
+    const [a, b] = pods.activePods();
+    assert.ok(a !== undefined && b !== undefined && pods.preflight !== undefined);
+    assert.deepEqual(await pods.preflight(a, 30, STATUS, "hard"), { verdict: "allowed" });
+    assert.deepEqual(api.calls, [], "nothing asked: the eviction will answer");
+    api.attempts = [{ kind: "blocked", message: BUDGET }];
+    await assert.rejects(pods.kill(a, 30, STATUS, {}, "hard"), (e: unknown) => {
+      assert.ok(e instanceof EvictionBlockedError);
+      assert.equal(e.reason, BUDGET);
+      return true;
+    });
+    assert.deepEqual(api.calls, ["evict-once a", "event a"]);
+    assert.deepEqual(refusals, [`a: ${BUDGET}`]);
+    assert.ok(
+      lines.some((l) => l.startsWith("warn evicting default/a would violate its PodDisruptionBudget")),
+    );
+    assert.deepEqual(
+      api.events.map((e) => e.reason),
+      [EVICTION_BLOCKED_EVENT_REASON],
+    );
+    assert.deepEqual(
+      pods.activeRaw.map((r) => (r as { metadata: { uid: string } }).metadata.uid),
+      ["uid-b"],
+    );
+    // Refused, not in flight: the next step may pick it again.
+    assert.deepEqual(
+      pods.activePods().map((p) => p.name),
+      ["a", "b"],
+    );
+    // Allowed: evicted with one request, and the Evicted event.
+    await pods.kill(b, 30, STATUS, {}, "hard");
+    assert.deepEqual(api.calls.slice(2), ["evict-once b", "event b"]);
+    assert.equal(api.events.at(-1)?.reason, "Evicted");
+    assert.deepEqual(
+      pods.activePods().map((p) => p.name),
+      ["a"],
+    );
+  });
+
+  test("through the Eviction API, a soft eviction that will be an EvictionRequest is asked about with a dry run (no budget refuses a request)", async () => {
+    const { api, pods } = await setup("eviction-api", { preflight: true, evictionRequests: true });
+    const [a] = pods.activePods();
+    assert.ok(a !== undefined && pods.preflight !== undefined);
+    api.preflights = [{ kind: "blocked", message: BUDGET }];
+    assert.deepEqual(await pods.preflight(a, 30, STATUS, "soft"), { verdict: "refused", reason: BUDGET });
+    assert.deepEqual(await pods.preflight(a, 30, STATUS, "hard"), { verdict: "allowed" });
+    assert.deepEqual(
+      api.calls.filter((c) => c.startsWith("preflight")),
+      ["preflight a"],
+    );
+  });
+
   test("no verdict (a permission missing) lets the eviction go ahead, with a warning", async () => {
     const { api, pods, lines } = await setup("delete", { preflight: true });
     const [a] = pods.activePods();
     assert.ok(a !== undefined && pods.preflight !== undefined);
     api.preflights = [{ kind: "unknown", status: 403, message: "forbidden" }];
-    assert.deepEqual(await pods.preflight(a, 30, STATUS), { verdict: "allowed" });
+    assert.deepEqual(await pods.preflight(a, 30, STATUS, "hard"), { verdict: "allowed" });
     assert.ok(
       lines.some((l) => /^warn the preflight of default\/a's eviction gave no verdict \(forbidden\)/.test(l)),
     );

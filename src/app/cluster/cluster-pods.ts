@@ -10,21 +10,23 @@
  * Failed itself once the containers have stopped.
  * A pod is evicted once: while its eviction is in flight it is not active, and it is "cleaned up"
  * when its object is removed from the API, which happens only after its containers stopped.
- * Optionally, each pressure eviction is asked about first with a dry run, and a pod a
- * PodDisruptionBudget protects is left for the next one (disruption-budget-preflight.ts); and in
- * Eviction API mode a soft-threshold eviction can be an EvictionRequest (eviction-requester.ts).
+ * Optionally, a pod a PodDisruptionBudget protects is left for the next one
+ * (disruption-budget-preflight.ts): through the Eviction API the eviction's own refusal says so (it
+ * changes nothing), with deletion a dry run of the Eviction asks first; and in Eviction API mode a
+ * soft-threshold eviction can be an EvictionRequest (eviction-requester.ts).
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
-import type {
-  ClockPort,
-  EvictionPreflight,
-  EvictionUrgency,
-  FailedPodStatus,
-  KillResult,
-  LoggerPort,
-  PodsPort,
-  GcReport,
+import {
+  EvictionBlockedError,
+  type ClockPort,
+  type EvictionPreflight,
+  type EvictionUrgency,
+  type FailedPodStatus,
+  type KillResult,
+  type LoggerPort,
+  type PodsPort,
+  type GcReport,
 } from "../ports.js";
 import { podIdentity, type NodePodSet } from "./node-pod-set.js";
 import type { ClusterNodePort, PodEventContent, PodRef, WriteOutcome } from "./cluster-node-port.js";
@@ -46,10 +48,17 @@ export interface ClusterPodsOptions {
   readonly decode: (raw: unknown, issues: IssueList) => Pod | undefined;
   readonly newIssues: () => IssueList;
   /**
-   * Enforce modes: before each pressure eviction, a dry run of the Eviction; a pod whose
-   * PodDisruptionBudget refuses it is reported and the next pod in the ranking considered.
+   * Enforce modes: a pod whose PodDisruptionBudget refuses its pressure eviction is reported and
+   * the next pod in the ranking considered. Through the Eviction API the eviction's own refusal is
+   * the answer (an EvictionRequest, which no budget refuses, is asked about with a dry run first);
+   * with deletion a dry run of the Eviction asks before each one.
    */
   readonly preflight?: boolean;
+  /**
+   * Through the Eviction API too, a dry run before every pressure eviction, as with deletion: one
+   * round trip more before each, the way evictd worked before the refusal was taken as the answer.
+   */
+  readonly dryRunFirst?: boolean;
   /** Told of every eviction a preflight refused (for a metric). */
   readonly onPreflightRefused?: (pod: PodRef, reason: string) => void;
   /** Eviction API mode: a soft-threshold eviction is an EvictionRequest where the API serves it. */
@@ -80,31 +89,49 @@ export class ClusterPods implements PodsPort {
   /** UIDs of the pods a preflight refused since the last activePods() call (this step). */
   private readonly refusedThisStep = new Set<string>();
   private readonly requester: EvictionRequester | undefined;
+  /** Reports budget refusals; set when budgets are checked. */
+  private readonly budgets: DisruptionBudgetPreflight | undefined;
+  /** Whether a budget's refusal of the eviction itself is taken as the answer (Eviction API mode). */
+  private readonly refusalAnswers: boolean;
   readonly preflight?: (
     pod: Pod,
     gracePeriodSeconds: number,
     status: FailedPodStatus,
+    urgency: EvictionUrgency,
   ) => Promise<EvictionPreflight>;
 
   constructor(options: ClusterPodsOptions) {
     this.o = options;
-    if (options.mode !== "shadow" && options.preflight === true) {
-      const budgets = new DisruptionBudgetPreflight({
-        api: options.api,
-        clock: options.clock,
-        log: options.log,
-        ...(options.onPreflightRefused !== undefined ? { onRefused: options.onPreflightRefused } : {}),
-      });
-      this.preflight = async (pod, gracePeriodSeconds, status) => {
+    this.requester =
+      options.mode === "eviction-api" && options.evictionRequests === true
+        ? new EvictionRequester(options.api, options.log)
+        : undefined;
+    const budgets =
+      options.mode !== "shadow" && options.preflight === true
+        ? new DisruptionBudgetPreflight({
+            api: options.api,
+            clock: options.clock,
+            log: options.log,
+            ...(options.onPreflightRefused !== undefined ? { onRefused: options.onPreflightRefused } : {}),
+          })
+        : undefined;
+    this.budgets = budgets;
+    this.refusalAnswers =
+      budgets !== undefined && options.mode === "eviction-api" && options.dryRunFirst !== true;
+    if (budgets !== undefined) {
+      this.preflight = async (pod, gracePeriodSeconds, status, urgency) => {
+        // The eviction's refusal will answer, unless the kill creates an EvictionRequest instead.
+        if (this.refusalAnswers && !this.requests(urgency)) return { verdict: "allowed" };
         const answer = await budgets.ask(pod, gracePeriodSeconds, status);
         if (answer.verdict === "refused") this.refusedThisStep.add(pod.uid);
         return answer;
       };
     }
-    this.requester =
-      options.mode === "eviction-api" && options.evictionRequests === true
-        ? new EvictionRequester(options.api, options.log)
-        : undefined;
+  }
+
+  /** Whether a kill of this urgency creates an EvictionRequest (while the API serves them). */
+  private requests(urgency: EvictionUrgency): boolean {
+    return urgency === "soft" && this.requester?.served === true;
   }
 
   /**
@@ -181,7 +208,7 @@ export class ClusterPods implements PodsPort {
     this.inFlight.add(pod.uid);
     try {
       if (mode === "eviction-api") {
-        if (urgency === "soft" && this.requester?.served === true) {
+        if (this.requests(urgency) && this.requester !== undefined) {
           const asked = await this.requester.request(ref);
           if (asked.kind === "requested") {
             const requested: PodEventContent = {
@@ -198,8 +225,20 @@ export class ClusterPods implements PodsPort {
           }
           // Not served: through pods/eviction, as every eviction from now on.
         }
-        const evicted = await api.evictPod(ref, gracePeriodSeconds);
-        this.check(evicted, pod, "POST pods/eviction");
+        if (this.refusalAnswers && this.budgets !== undefined) {
+          const evicted = await api.evictPodOrBlocked(ref, gracePeriodSeconds);
+          if (evicted.kind === "blocked") {
+            // Nothing changed: reported, and thrown for the loop to consider the next pod.
+            this.refusedThisStep.add(pod.uid);
+            await this.budgets.refused(pod, status, evicted.message);
+            throw new EvictionBlockedError(evicted.message);
+          }
+          if (evicted.kind === "gone") return this.gone(pod);
+          this.check(evicted, pod, "POST pods/eviction");
+        } else {
+          const evicted = await api.evictPod(ref, gracePeriodSeconds);
+          this.check(evicted, pod, "POST pods/eviction");
+        }
         await this.note(api.createPodEvent(ref, event), pod, "event");
       } else {
         // The kubelet's order: the condition says why, the event tells the user, deletion stops it.

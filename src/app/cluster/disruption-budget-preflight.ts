@@ -1,11 +1,12 @@
 /**
- * The preflight of `watch --enforce`: before an eviction, the same Eviction as a dry run, which the
- * API server answers as it would the eviction itself (the pod's PodDisruptionBudget checked)
- * without deleting the pod or spending the budget. A refusal is reported (a log line with the
- * budget's words, a Warning event on the pod, a count) and the loop considers the next pod in the
- * ranking (app/loop/eviction-preflight.ts). The kubelet itself never asks: it fails node-pressure
- * victims itself, budgets or not. Any other answer (a permission missing, no answer) is no verdict:
- * the eviction goes ahead as it would without a preflight, and the reason is logged.
+ * The budget check of `watch --enforce`: before an eviction, the same Eviction as a dry run, which
+ * the API server answers as it would the eviction itself (the pod's PodDisruptionBudget checked)
+ * without deleting the pod or spending the budget; or, through the Eviction API, the eviction's own
+ * refusal, which changes nothing either. A refusal is reported (a log line with the budget's words,
+ * a Warning event on the pod, a count) and the loop considers the next pod in the ranking
+ * (app/loop/eviction-preflight.ts). The kubelet itself never asks: it fails node-pressure victims
+ * itself, budgets or not. Any other answer to a dry run (a permission missing, no answer) is no
+ * verdict: the eviction goes ahead as it would without a preflight, and the reason is logged.
  */
 import type { Pod } from "../../core/model.js";
 import type { ClockPort, EvictionPreflight, FailedPodStatus, LoggerPort } from "../ports.js";
@@ -56,13 +57,19 @@ export class DisruptionBudgetPreflight {
     }
     // A pod already gone is the eviction's own business: it is done there.
     if (outcome.kind !== "blocked") return { verdict: "allowed" };
-    log.warn(
-      { pod: pod.key, reason: outcome.message },
-      `evicting ${pod.key} would violate its PodDisruptionBudget (${outcome.message}); the next pod in the ranking is considered`,
-    );
-    this.#o.onRefused?.(ref, outcome.message);
-    await this.#event(ref, status, outcome.message);
+    await this.refused(pod, status, outcome.message);
     return { verdict: "refused", reason: outcome.message };
+  }
+
+  /** Reports a refusal (a dry run's or the eviction's own): a log line, the count, an event. */
+  async refused(pod: Pod, status: FailedPodStatus, reason: string): Promise<void> {
+    const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
+    this.#o.log.warn(
+      { pod: pod.key, reason },
+      `evicting ${pod.key} would violate its PodDisruptionBudget (${reason}); the next pod in the ranking is considered`,
+    );
+    this.#o.onRefused?.(ref, reason);
+    await this.#event(ref, status, reason);
   }
 
   async #event(pod: PodRef, status: FailedPodStatus, reason: string): Promise<void> {

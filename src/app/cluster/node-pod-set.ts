@@ -34,8 +34,8 @@ export interface NodePodSetOptions {
   readonly log: LoggerPort;
   /** Back-off after a failed list or watch: doubles from `minMs` to `maxMs`. */
   readonly backoff?: { readonly minMs: number; readonly maxMs: number };
-  /** Called after every change (list or event) with the pod's uid. */
-  readonly onChange?: (uid: string) => void;
+  /** Called after every change (list or event) with the pod's uid; `added`: the set did not hold it. */
+  readonly onChange?: (uid: string, added: boolean) => void;
 }
 
 export class NodePodSet {
@@ -93,6 +93,7 @@ export class NodePodSet {
       if (id !== undefined) next.set(id.uid, raw);
     }
     const changed = new Set([...this.pods.keys(), ...next.keys()]);
+    const added = new Set([...next.keys()].filter((uid) => !this.pods.has(uid)));
     this.pods.clear();
     for (const [uid, raw] of next) this.pods.set(uid, raw);
     this.resourceVersion = r.resourceVersion;
@@ -100,7 +101,7 @@ export class NodePodSet {
       this.synced = true;
       for (const w of this.syncedWaiters.splice(0)) w();
     }
-    for (const uid of changed) this.o.onChange?.(uid);
+    for (const uid of changed) this.o.onChange?.(uid, added.has(uid));
   }
 
   /** Applies one watch event. */
@@ -114,9 +115,10 @@ export class NodePodSet {
     const id = podIdentity(event.pod);
     if (id === undefined) return;
     if (id.resourceVersion !== undefined) this.resourceVersion = id.resourceVersion;
+    const added = event.type !== "DELETED" && !this.pods.has(id.uid);
     if (event.type === "DELETED") this.pods.delete(id.uid);
     else this.pods.set(id.uid, event.pod);
-    this.o.onChange?.(id.uid);
+    this.o.onChange?.(id.uid, added);
   }
 
   /** Lists and watches until `signal` aborts. */

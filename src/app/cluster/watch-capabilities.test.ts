@@ -34,8 +34,14 @@ test("--stats cgroups: the node-local lines replace the 'no kernel notifications
 
 test("the preflight and EvictionRequests are said when on, and only then", () => {
   const off = watchCapabilities({ ...base, mode: "eviction-api" });
-  assert.ok(!off.some((l) => /dry run|EvictionRequest/.test(l)));
+  assert.ok(!off.some((l) => /dry run|EvictionRequest|PodDisruptionBudget protects/.test(l)));
   const on = watchCapabilities({ ...base, mode: "eviction-api", preflight: true, evictionRequests: true });
-  assert.ok(on.some((l) => /^each eviction is first sent as a dry run/.test(l)));
+  assert.ok(
+    on.some((l) => /^a pod whose eviction its PodDisruptionBudget refuses .* no dry run first/.test(l)),
+  );
   assert.ok(on.some((l) => /^soft-threshold evictions are EvictionRequests/.test(l)));
+  const dryRun = watchCapabilities({ ...base, mode: "eviction-api", preflight: true, dryRunFirst: true });
+  assert.ok(dryRun.some((l) => /^each eviction is first sent as a dry run/.test(l)));
+  const deletion = watchCapabilities({ ...base, mode: "delete", preflight: true });
+  assert.ok(deletion.some((l) => /^each eviction is first sent as a dry run/.test(l)));
 });

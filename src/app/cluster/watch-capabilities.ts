@@ -16,8 +16,10 @@ export interface WatchCapabilitiesInput {
   readonly intervalMs: number;
   /** `--stats cgroups`: what the node-local memory source and its kernel notifications are. */
   readonly nodeLocal?: readonly string[];
-  /** Each pressure eviction is preflighted with a dry run (PodDisruptionBudgets). */
+  /** A pod its PodDisruptionBudget protects is skipped for the next one. */
   readonly preflight?: boolean;
+  /** Eviction API mode: asked with a dry run first all the same. */
+  readonly dryRunFirst?: boolean;
   /** Soft-threshold evictions are EvictionRequests where the API serves them. */
   readonly evictionRequests?: boolean;
 }
@@ -38,7 +40,9 @@ export function watchCapabilities(o: WatchCapabilitiesInput): string[] {
     "node-level reclaim (container and image garbage collection) is left to the kubelet",
     ...(o.preflight === true
       ? [
-          "each eviction is first sent as a dry run: a pod its PodDisruptionBudget protects is reported and the next pod in the ranking goes (the kubelet consults no budget)",
+          o.mode === "eviction-api" && o.dryRunFirst !== true
+            ? "a pod whose eviction its PodDisruptionBudget refuses is reported and the next pod in the ranking goes, no dry run first: the refusal changes nothing (the kubelet consults no budget)"
+            : "each eviction is first sent as a dry run: a pod its PodDisruptionBudget protects is reported and the next pod in the ranking goes (the kubelet consults no budget)",
         ]
       : []),
     ...(o.evictionRequests === true

@@ -6,17 +6,18 @@ import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, NodeSummary, Pod } from "../../core/model.js";
 import { decodePodList } from "../../core/pod/decode-pod.js";
 import { EvictionLoop, type EvictionLoopOptions, type LoopStep } from "./eviction-loop.js";
-import type {
-  ClockPort,
-  EvictionPreflight,
-  EvictionUrgency,
-  FailedPodStatus,
-  KillResult,
-  PodsPort,
-  StatsPort,
-  StatsScope,
-  Wake,
-  WakePort,
+import {
+  EvictionBlockedError,
+  type ClockPort,
+  type EvictionPreflight,
+  type EvictionUrgency,
+  type FailedPodStatus,
+  type KillResult,
+  type PodsPort,
+  type StatsPort,
+  type StatsScope,
+  type Wake,
+  type WakePort,
 } from "../ports.js";
 
 const Mi = 1024n * 1024n;
@@ -341,6 +342,40 @@ describe("EvictionLoop", () => {
       assert.deepEqual(node.killed, []);
       assert.equal(step.evictions.length, 0);
       assert.equal(step.refusedByPreflight?.length, 4);
+    });
+
+    test("a kill refused by a budget (the port's EvictionBlockedError, no preflight): the next pod of the ranking is killed in the same step, no error logged", async () => {
+      const clock = new ManualClock();
+      /** A node without a preflight whose kill itself refuses the pods named in `protectedPods`. */
+      class RefusingNode extends FakeNode {
+        readonly tried: string[] = [];
+        override kill(pod: Pod, grace: number, status: FailedPodStatus): Promise<KillResult> {
+          this.tried.push(pod.name);
+          if (pod.name === "d") return Promise.reject(new EvictionBlockedError(`budget of ${pod.name}`));
+          return super.kill(pod, grace, status);
+        }
+      }
+      const node = new RefusingNode(fourPods(), clock);
+      const errors: string[] = [];
+      const loop = loopOn(node, clock, [], {
+        log: { info: () => undefined, warn: () => undefined, error: (_f, m) => errors.push(m) },
+      });
+      const step = await loop.runOnce(timerWake(clock));
+      assert.deepEqual(node.tried, ["d", "c"]);
+      assert.deepEqual(
+        node.killed.map((k) => k.pod),
+        ["default/c"],
+      );
+      assert.deepEqual(
+        step.refusedByPreflight?.map((r) => [r.eviction.pod.key, r.reason]),
+        [["default/d", "budget of d"]],
+      );
+      assert.deepEqual(
+        step.evictions.map((e) => [e.eviction.pod.key, e.killError]),
+        [["default/c", undefined]],
+      );
+      assert.ok(!(step.report.ranking ?? []).some((p) => p.key === "default/d"), "decided without it");
+      assert.deepEqual(errors, []);
     });
 
     test("a soft threshold's eviction is killed as soft, a hard one's as hard", async () => {

@@ -16,21 +16,22 @@ import type {
 } from "../../core/engine/types.js";
 import type { EvictionConfig, FilesystemLayout, NodeSummary, Threshold } from "../../core/model.js";
 import { podsLackingWorkingSet } from "../../core/rank/working-set-bounds.js";
-import type {
-  ClockPort,
-  EvictionUrgency,
-  FailedPodStatus,
-  KillResult,
-  LoggerPort,
-  PodsPort,
-  StatsPort,
-  StatsSample,
-  StatsScope,
-  Wake,
-  WakePort,
+import {
+  EvictionBlockedError,
+  type ClockPort,
+  type EvictionUrgency,
+  type FailedPodStatus,
+  type KillResult,
+  type LoggerPort,
+  type PodsPort,
+  type StatsPort,
+  type StatsSample,
+  type StatsScope,
+  type Wake,
+  type WakePort,
 } from "../ports.js";
 import { pickOnBounds, type BoundedPick } from "./bounded-memory-pick.js";
-import { firstEvictionAllowed, type RefusedEviction } from "./eviction-preflight.js";
+import { evictFirstAllowed, type RefusedEviction, type SentEviction } from "./eviction-preflight.js";
 
 /** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
@@ -68,7 +69,7 @@ export interface StepTimings {
   readonly readMs: number;
   /** The engine's synchronize, with node-level reclaim and the read after it when those ran. */
   readonly decideMs: number;
-  /** Sending the kills. */
+  /** Sending the kills, with a preflight's questions and the next pod's kill after a refusal. */
   readonly killMs: number;
 }
 
@@ -83,8 +84,8 @@ export interface LoopStep {
   readonly report: SyncReport;
   readonly evictions: readonly EvictionOutcome[];
   /**
-   * Pods the engine picked whose eviction a preflight said would be refused (a PodDisruptionBudget),
-   * in ranking order: `report` is the decision made without them.
+   * Pods the engine picked whose eviction a preflight, or the eviction itself, refused (a
+   * PodDisruptionBudget), in ranking order: `report` is the decision made without them.
    */
   readonly refusedByPreflight?: readonly RefusedEviction[];
   readonly state: EngineState;
@@ -225,40 +226,45 @@ export class EvictionLoop {
       this.state = result.state;
       report = result.report;
     }
-    let refusedByPreflight: readonly RefusedEviction[] = [];
-    const preflight = pods.preflight?.bind(pods);
-    if (preflight !== undefined && report.evictions.length > 0) {
-      const checked = await firstEvictionAllowed(report, {
-        preflight: (e) =>
-          preflight(e.pod, effectiveGracePeriod(e.gracePeriodSeconds, e.pod), evictedStatus(e)),
-        decideWithout: async (refused) => {
-          leftOut = refused;
-          if (reclaimOutcome !== undefined) {
-            // Node-level reclaim already ran: its outcome resumes the new decision as it did the first.
-            const again = decide(sample?.summary);
-            const settled = again.kind === "done" ? again : again.resume(reclaimOutcome);
-            this.state = settled.state;
-            return settled.report;
-          }
-          if (bounded && sample !== undefined && pickBounded !== undefined) {
-            ({ sample, result, bounded } = await pickBounded(sample));
-          } else {
-            result = decide(sample?.summary);
-          }
-          // Without reclaim the first time, none now: the thresholds and the sample are the same.
-          const settled = result.kind === "done" ? result : result.resume({ summary: undefined });
-          this.state = settled.state;
-          return settled.report;
-        },
-      });
-      report = checked.report;
-      refusedByPreflight = checked.refused;
-    }
     const t2 = clock.elapsed?.();
     const decidedAt = clock.now();
-    const evictions: EvictionOutcome[] = [];
-    for (const eviction of report.evictions)
-      evictions.push(await this.evict(eviction, wake, evictionUrgency(report, eviction)));
+    const preflight = pods.preflight?.bind(pods);
+    const sent = await evictFirstAllowed(report, {
+      ...(preflight !== undefined
+        ? {
+            preflight: (e: Eviction) =>
+              preflight(
+                e.pod,
+                effectiveGracePeriod(e.gracePeriodSeconds, e.pod),
+                evictedStatus(e),
+                evictionUrgency(report, e),
+              ),
+          }
+        : {}),
+      evict: (e) => this.evict(e, wake, evictionUrgency(report, e)),
+      decideWithout: async (refused) => {
+        leftOut = refused;
+        if (reclaimOutcome !== undefined) {
+          // Node-level reclaim already ran: its outcome resumes the new decision as it did the first.
+          const again = decide(sample?.summary);
+          const settled = again.kind === "done" ? again : again.resume(reclaimOutcome);
+          this.state = settled.state;
+          return settled.report;
+        }
+        if (bounded && sample !== undefined && pickBounded !== undefined) {
+          ({ sample, result, bounded } = await pickBounded(sample));
+        } else {
+          result = decide(sample?.summary);
+        }
+        // Without reclaim the first time, none now: the thresholds and the sample are the same.
+        const settled = result.kind === "done" ? result : result.resume({ summary: undefined });
+        this.state = settled.state;
+        return settled.report;
+      },
+    });
+    report = sent.report;
+    const refusedByPreflight = sent.refused;
+    const evictions = [...sent.outcomes];
     this.noteSignalsBelow(report, now);
     const t3 = clock.elapsed?.();
     // After reclaim the engine decided from a second read; that path is not decided twice.
@@ -375,7 +381,11 @@ export class EvictionLoop {
     }
   }
 
-  private async evict(eviction: Eviction, wake: Wake, urgency: EvictionUrgency): Promise<EvictionOutcome> {
+  private async evict(
+    eviction: Eviction,
+    wake: Wake,
+    urgency: EvictionUrgency,
+  ): Promise<SentEviction<EvictionOutcome>> {
     const effective = effectiveGracePeriod(eviction.gracePeriodSeconds, eviction.pod);
     try {
       const kill = await this.o.pods.kill(
@@ -389,7 +399,7 @@ export class EvictionLoop {
         wake.lastBelowAt ?? -Infinity,
         this.seenBelowAt.get(eviction.signal) ?? -Infinity,
       );
-      return {
+      const outcome: EvictionOutcome = {
         eviction,
         effectiveGracePeriodSeconds: effective,
         kill,
@@ -398,16 +408,21 @@ export class EvictionLoop {
           ? { sinceBelowMs: kill.terminatedAt - lastBelowAt }
           : {}),
       };
+      return { outcome };
     } catch (e) {
+      // A refusal that changed nothing is the port's to report (it knows whose budget said no).
+      const blocked = e instanceof EvictionBlockedError ? e.reason : undefined;
       // A failed kill still counts as an eviction, as upstream.
-      this.o.log.error({ pod: eviction.pod.key, err: String(e) }, "Eviction manager: pod failed to evict");
-      return {
+      if (blocked === undefined)
+        this.o.log.error({ pod: eviction.pod.key, err: String(e) }, "Eviction manager: pod failed to evict");
+      const outcome: EvictionOutcome = {
         eviction,
         effectiveGracePeriodSeconds: effective,
         kill: undefined,
         killError: String(e),
         reactionMs: undefined,
       };
+      return { outcome, ...(blocked !== undefined ? { blocked } : {}) };
     }
   }
 

@@ -22,6 +22,8 @@ import { traceEnvironment } from "../../app/cluster/trace-environment.js";
 import { createTraceFile, type TraceFile } from "../../formats/scenario/compressed-scenario.js";
 import { watchCapabilities } from "../../app/cluster/watch-capabilities.js";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
+import { WakeRehearsals } from "../../app/loop/wake-rehearsals.js";
+import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { podStatusView } from "../../app/node-view/pod-status-view.js";
 import type { DaemonSnapshot, PodStatusView } from "../../app/node-view/snapshot.js";
@@ -70,8 +72,13 @@ import { untilAnswered } from "../../app/cluster/until-answered.js";
 export interface WatchOptions {
   readonly api: ClusterNodePort;
   readonly mode: EnforceMode;
-  /** Enforce modes: a dry run of each pressure eviction first; a pod its budget protects is skipped. */
+  /**
+   * Enforce modes: a pod its budget protects is skipped for the next one (the eviction's refusal
+   * says so through the Eviction API, a dry run first with deletion).
+   */
   readonly preflight?: boolean;
+  /** Eviction API mode with the preflight: a dry run before every pressure eviction all the same. */
+  readonly dryRunFirst?: boolean;
   /** Eviction API mode: soft-threshold evictions as EvictionRequests where the API serves them. */
   readonly evictionRequests?: boolean;
   /** The loop's period (the kubelet's housekeeping interval is 10 s). */
@@ -123,7 +130,16 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   if (settings === undefined) return;
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
 
-  const podSet = new NodePodSet({ api, clock, log });
+  // A pod new to the node: memory wakes are rehearsed (set once the loop exists, --stats cgroups).
+  let rehearsals: WakeRehearsals | undefined;
+  const podSet = new NodePodSet({
+    api,
+    clock,
+    log,
+    onChange: (_uid, added) => {
+      if (added) rehearsals?.poke();
+    },
+  });
   const local = o.nodeLocal;
   const latest = new LatestSummary({
     read: (signal) => api.summary(signal),
@@ -189,6 +205,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       intervalMs: o.intervalMs,
       ...(local !== undefined ? { nodeLocal: local.capabilities } : {}),
       preflight: o.preflight === true,
+      ...(o.dryRunFirst === true ? { dryRunFirst: true } : {}),
       evictionRequests: o.evictionRequests === true,
     });
 
@@ -209,6 +226,7 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       ...(o.preflight === true
         ? { preflight: true, onPreflightRefused: () => metrics.recordPreflightRefusal() }
         : {}),
+      ...(o.dryRunFirst === true ? { dryRunFirst: true } : {}),
       ...(o.evictionRequests === true ? { evictionRequests: true } : {}),
     });
     const startedAt = clock.now();
@@ -311,8 +329,21 @@ export async function runWatch(o: WatchOptions): Promise<void> {
         const readViews = local?.memory.readNodeMemoryViews?.bind(local.memory);
         const traced = recorder !== undefined ? traceStepOf(step, pods.activeRaw, readViews) : undefined;
         if (traced !== undefined) recorder?.step(traced);
+        // The step's garbage collected now, while nothing waits, not in the middle of the next wake.
+        scavengeWhenIdle();
       },
     });
+    if (local !== undefined) {
+      // The first wake after a pod starts should find its files open and the path compiled.
+      rehearsals = new WakeRehearsals({
+        rehearse: () => loop.rehearse(),
+        clock,
+        log,
+        signal: background.signal,
+        afterEach: scavengeWhenIdle,
+      });
+      rehearsals.poke();
+    }
 
     // Kernel OOM kills, looked for every OOM_SCAN_MS: counted, logged, and (acting modes) an Event
     // on the pod. A failed scan or write is logged and the next scan goes on.
@@ -383,6 +414,8 @@ export interface WatchCliOptions extends ClusterCliOptions, NodeLocalCliOptions 
   readonly useEvictionApi: boolean;
   /** `--eviction-preflight` / `--no-eviction-preflight`; undefined: the mode's default. */
   readonly evictionPreflight?: boolean;
+  /** `--eviction-dry-run`. */
+  readonly evictionDryRun?: boolean;
   readonly evictionRequest?: boolean;
   readonly interval: string;
   readonly listen: string;
@@ -409,6 +442,17 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       path: opts.evictionPreflight ? "--eviction-preflight" : "--no-eviction-preflight",
       code: "invalid",
       message: "only means something with --enforce (shadow mode evicts nothing)",
+    });
+  if (
+    opts.evictionDryRun === true &&
+    !(opts.enforce && opts.useEvictionApi && opts.evictionPreflight !== false)
+  )
+    issues.push({
+      severity: "error",
+      path: "--eviction-dry-run",
+      code: "invalid",
+      message:
+        "needs --enforce --use-eviction-api with the preflight (deletion always asks with a dry run; without the preflight nothing is asked)",
     });
   if (opts.evictionRequest === true && !(opts.enforce && opts.useEvictionApi))
     issues.push({
@@ -458,6 +502,7 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       api,
       mode,
       preflight: evictionPreflightFor(mode, opts.evictionPreflight),
+      ...(opts.evictionDryRun === true ? { dryRunFirst: true } : {}),
       ...(opts.evictionRequest === true ? { evictionRequests: true } : {}),
       intervalMs,
       listen,
@@ -477,10 +522,10 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
 }
 
 /**
- * Whether each pressure eviction is preflighted with a dry run. On by default through the Eviction
+ * Whether a pod a budget protects is skipped for the next one. On by default through the Eviction
  * API: the API server refuses a pod its PodDisruptionBudget protects whatever evictd does, and
- * without the dry run that refusal costs the step (retried, then a failed kill) and every step
- * after it while the pod ranks first; with it, the next pod goes. Off by default with deletion,
+ * unless that refusal is taken as the answer it costs the step (retried, then a failed kill) and
+ * every step after it while the pod ranks first; with it, the next pod goes. Off by default with deletion,
  * which is the kubelet's own way and consults no budget: skipping protected pods there changes
  * which pod goes, a choice the operator makes with --eviction-preflight. Never in shadow mode.
  */

@@ -6,7 +6,6 @@
  * it says to the main thread.
  */
 import { notArmedCapability } from "../../app/node-view/wake-capability.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { EvictionLoop } from "../../app/loop/eviction-loop.js";
 import { loopStepData } from "../../app/loop/loop-step-data.js";
@@ -21,16 +20,10 @@ import { AdapterError } from "../../errors.js";
 import { systemClock } from "../system-clock.js";
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
+import { WakeRehearsals } from "../../app/loop/wake-rehearsals.js";
 import { errorData, type LoopThreadInit, type ToLoopThread } from "./protocol.js";
 import { MainThreadChannel, RemotePods } from "./remote-pods.js";
 import { FinalStatusJournal } from "../../runtime/final-status-journal.js";
-
-/** Memory wakes rehearsed (acted on by nothing) after pods start, so the first real wake runs compiled code. */
-const PREPARE_READS = 10;
-/** The pause between two rehearsals. */
-const PREPARE_SPACING_MS = 25;
-/** How long a burst of pod starts may settle before the rehearsals. */
-const PREPARE_DELAY_MS = 100;
 
 async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Promise<void> {
   const { node: spec } = init;
@@ -104,29 +97,15 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
 
   const stop = new AbortController();
   // The first memory wake after pods start should read kept-open files, not open them on its way to
-  // a kill: once a burst of starts settles, a few rehearsed wakes (a memory read and a decision,
-  // acted on by nothing: EvictionLoop.rehearse) open the new pods' files, learn their limits and get
-  // the wake's read and decision path compiled by V8. On a 110-pod node the first wake after a
-  // start otherwise opened ~770 files and took 20–30 ms to read, not 5–10.
-  let prepareTimer: NodeJS.Timeout | undefined;
-  const prepareStats = (): void => {
-    if (prepareTimer !== undefined) return;
-    prepareTimer = setTimeout(() => {
-      prepareTimer = undefined;
-      const prepare = async (): Promise<void> => {
-        for (let i = 0; i < PREPARE_READS && !stop.signal.aborted; i++) {
-          await loop.rehearse();
-          scavengeWhenIdle();
-          // Spread out, so a real wake that comes meanwhile waits for one rehearsal at most.
-          await sleep(PREPARE_SPACING_MS, undefined, { signal: stop.signal, ref: false });
-        }
-      };
-      prepare().catch((e: unknown) => {
-        if (!stop.signal.aborted) log.warn({ err: String(e) }, "cannot prepare the stats of new pods");
-      });
-    }, PREPARE_DELAY_MS);
-    prepareTimer.unref();
-  };
+  // a kill (wake-rehearsals.ts).
+  const rehearsals = new WakeRehearsals({
+    rehearse: () => loop.rehearse(),
+    clock: systemClock,
+    log,
+    signal: stop.signal,
+    afterEach: scavengeWhenIdle,
+  });
+  const prepareStats = (): void => rehearsals.poke();
 
   parentPort?.on("message", (message: ToLoopThread) => {
     if (main.settle(message)) return;
@@ -154,7 +133,6 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
   try {
     await loop.run(stop.signal);
   } finally {
-    clearTimeout(prepareTimer);
     await wake.stop();
     await collector.diskMeasured();
     collector.close();
