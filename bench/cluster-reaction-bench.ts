@@ -124,6 +124,18 @@ export type Placement = "pod" | "outside";
 /** Whether a configuration runs beside the CPU hog. */
 export type HogSetting = boolean;
 
+/** Which evictd a configuration runs. */
+export interface Variant {
+  /** In the tables and results ("current", "dry run first", "baseline 2b8f08d"). */
+  readonly name: string;
+  /** bin/evictd.js of another checkout (built); default this one's. */
+  readonly bin?: string;
+  /** With --eviction-dry-run. */
+  readonly dryRunFirst?: boolean;
+}
+
+export const CURRENT: Variant = { name: "current" };
+
 export interface ClusterArgs {
   readonly pods: readonly number[];
   readonly rates: readonly number[];
@@ -137,10 +149,11 @@ export interface ClusterArgs {
   /** Each configuration once per setting, in this order (default: without the hog). */
   readonly hogs?: readonly HogSetting[];
   /**
-   * Each configuration once per setting, in this order (default: without): `--eviction-dry-run`,
-   * evictd's former path (a dry run before each eviction), against the eviction's own refusal.
+   * Each configuration once per evictd, in this order (default: this checkout's, as it is): an
+   * earlier build (`--baseline DIR`) or this one with `--eviction-dry-run`, for a before and after
+   * in one run.
    */
-  readonly dryRunsFirst?: readonly boolean[];
+  readonly variants?: readonly Variant[];
   /** The results file (absolute); default bench/results/reaction-cluster[-systemd].json. */
   readonly out?: string;
 }
@@ -157,8 +170,8 @@ interface Trial {
   readonly mode: StatsMode;
   readonly placement: Placement;
   readonly hog: HogSetting;
-  /** evictd ran with --eviction-dry-run (its former path). */
-  readonly dryRunFirst: boolean;
+  /** Which evictd ran. */
+  readonly variant: string;
   readonly pods: number;
   readonly rate: number;
   readonly index: number;
@@ -191,7 +204,7 @@ interface ConfigurationRecord {
   readonly mode: StatsMode;
   readonly placement: Placement;
   readonly hog: HogSetting;
-  readonly dryRunFirst: boolean;
+  readonly variant: string;
   /** The hog's CPU time over the configuration's wall time (1 = a whole core). */
   readonly hogCpuCores?: number;
   /** evictd's container cgroup's peak memory (v1 max_usage_in_bytes), with --placement pod. */
@@ -359,7 +372,7 @@ interface Configuration {
   readonly driver: KubeletDriver;
   readonly placement: Placement;
   readonly hog: HogSetting;
-  readonly dryRunFirst: boolean;
+  readonly variant: Variant;
 }
 
 interface Bench {
@@ -385,9 +398,9 @@ interface Bench {
   readonly log: () => string[];
 }
 
-function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string, dryRunFirst: boolean): string[] {
+function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string, variant: Variant): string[] {
   return [
-    EVICTD_BIN,
+    variant.bin ?? EVICTD_BIN,
     "watch",
     "--node",
     NODE_NAME,
@@ -395,7 +408,7 @@ function watchArgv(mode: StatsMode, node: KubeletNode, kubeconfig: string, dryRu
     kubeconfig,
     "--enforce",
     "--use-eviction-api",
-    ...(dryRunFirst ? ["--eviction-dry-run"] : []),
+    ...(variant.dryRunFirst === true ? ["--eviction-dry-run"] : []),
     "--interval",
     "10s",
     "--listen",
@@ -479,7 +492,7 @@ async function startBench(config: Configuration, ds: EvictdDaemonSetPod | undefi
       if (mode === "summary" && r.path.endsWith("/stats/summary")) freshSummary(server, node);
     };
     const kubeconfig = await server.writeKubeconfig(path.join(dir, "kubeconfig"));
-    const argv = watchArgv(mode, node, kubeconfig, config.dryRunFirst);
+    const argv = watchArgv(mode, node, kubeconfig, config.variant);
     let watch: ChildProcess;
     let evictdPod: Bench["evictdPod"];
     let evictdOomScoreAdj: number | string | undefined;
@@ -573,7 +586,7 @@ async function startBench(config: Configuration, ds: EvictdDaemonSetPod | undefi
 
 /** What the configuration left to record, read before its processes go. */
 function configurationRecord(b: Bench): ConfigurationRecord {
-  const { pods, mode, placement, hog, dryRunFirst } = b.config;
+  const { pods, mode, placement, hog } = b.config;
   let hogCpuCores: number | undefined;
   const hogDir = b.hogPod?.containers[0]?.dir;
   if (hogDir !== undefined) {
@@ -601,7 +614,7 @@ function configurationRecord(b: Bench): ConfigurationRecord {
     mode,
     placement,
     hog,
-    dryRunFirst,
+    variant: b.config.variant.name,
     ...(hogCpuCores !== undefined ? { hogCpuCores } : {}),
     ...(peak !== undefined ? { evictdPeakMemoryBytes: peak } : {}),
     ...(b.evictdOomScoreAdj !== undefined ? { evictdOomScoreAdj: b.evictdOomScoreAdj } : {}),
@@ -650,7 +663,7 @@ function phasesOf(line: EvictedLine | undefined, crossAt: number, callAt: number
 }
 
 async function runTrial(b: Bench, rate: number, index: number): Promise<Trial> {
-  const { mode, pods, placement, hog, dryRunFirst } = b.config;
+  const { mode, pods, placement, hog } = b.config;
   if (b.watch.exitCode !== null || b.watch.signalCode !== null)
     throw new Error(
       `evictd has exited (${b.watch.exitCode ?? b.watch.signalCode}) before trial ${index + 1} at ${rate} MiB/s`,
@@ -747,7 +760,7 @@ async function runTrial(b: Bench, rate: number, index: number): Promise<Trial> {
     mode,
     placement,
     hog,
-    dryRunFirst,
+    variant: b.config.variant.name,
     pods,
     rate,
     index,
@@ -774,7 +787,7 @@ const ms = (x: number): string => num(x, 1);
 function trialLine(t: Trial): string {
   const p = t.phasesMs;
   const parts = [
-    `  ${t.pods} pods ${t.mode}${t.hog ? " +hog" : ""}${t.dryRunFirst ? " +dry run" : ""} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`,
+    `  ${t.pods} pods ${t.mode}${t.hog ? " +hog" : ""}${t.variant !== CURRENT.name ? ` (${t.variant})` : ""} ${t.rate} MiB/s #${t.index + 1}: ${t.outcome}`,
     t.reactionMs !== undefined ? ` ${ms(t.reactionMs)} ms` : "",
     p !== undefined
       ? ` = wake ${ms(p.wakeMs)} + read ${ms(p.readMs)} + decide ${ms(p.decideMs)} + send ${ms(p.sendMs)}`
@@ -834,7 +847,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
   const driver = args.driver ?? "cgroupfs";
   const placement = args.placement ?? "pod";
   const hogs = args.hogs ?? [false];
-  const dryRunsFirst = args.dryRunsFirst ?? [false];
+  const variants = args.variants ?? [CURRENT];
   if (hogs.includes(true) && !existsSync(STRESS_NG)) {
     console.error(
       `cluster reaction benchmark: --hog runs ${STRESS_NG} --cpu 1, and ${STRESS_NG} is not there (install stress-ng)`,
@@ -882,8 +895,8 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
         const trials = mode === "cgroups" ? args.trials : args.summaryTrials;
         if (trials === 0 || (mode === "summary" && pods !== args.pods[0])) continue;
         for (const hog of hogs)
-          for (const dryRunFirst of dryRunsFirst) {
-            const b = await startBench({ mode, pods, driver, placement, hog, dryRunFirst }, ds);
+          for (const variant of variants) {
+            const b = await startBench({ mode, pods, driver, placement, hog, variant }, ds);
             try {
               for (const rate of args.rates) {
                 const these: Trial[] = [];
@@ -894,14 +907,8 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
                 }
                 all.push(...these);
                 const s = summarize(these);
-                summaries.push({ pods, mode, placement, hog, dryRunFirst, rate, ...s });
-                const key = [
-                  String(pods),
-                  mode,
-                  hog ? "yes" : "no",
-                  dryRunFirst ? "yes" : "no",
-                  String(rate),
-                ];
+                summaries.push({ pods, mode, placement, hog, variant: variant.name, rate, ...s });
+                const key = [String(pods), mode, hog ? "yes" : "no", variant.name, String(rate)];
                 rows.push([
                   ...key,
                   `${s.evicted}/${s.trials}`,
@@ -936,7 +943,7 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  const keyHeader = ["pods", "stats", "hog", "dry run", "MiB/s"];
+  const keyHeader = ["pods", "stats", "hog", "evictd", "MiB/s"];
   console.log(
     `\ncrossing → Eviction API call (ms), evictd ${placement === "pod" ? "in its pod" : "outside the node"}:\n${table(
       [...keyHeader, "evicted", "median", "p99", "OOM kills", "node full", "over-evictions"],
@@ -980,7 +987,11 @@ export async function runClusterReaction(args: ClusterArgs): Promise<void> {
         : {}),
       cpuCgroups,
       hog: hogs.length > 1 ? "both" : hogs[0] === true ? "on" : "off",
-      dryRunFirst: dryRunsFirst.length > 1 ? "both" : dryRunsFirst[0] === true ? "on" : "off",
+      variants: variants.map((v) => ({
+        name: v.name,
+        ...(v.bin !== undefined ? { bin: v.bin } : {}),
+        ...(v.dryRunFirst === true ? { args: ["--eviction-dry-run"] } : {}),
+      })),
       ...(hogs.includes(true) ? { hogPod: `BestEffort, ${HOG_ARGV.join(" ")}` } : {}),
       pods: args.pods,
       rates: args.rates,

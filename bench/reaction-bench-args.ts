@@ -5,7 +5,14 @@
  */
 import path from "node:path";
 import type { BenchArgs } from "./bench-args.js";
-import type { ClusterArgs, HogSetting, Placement } from "./cluster-reaction-bench.js";
+import { existsSync } from "node:fs";
+import {
+  CURRENT,
+  type ClusterArgs,
+  type HogSetting,
+  type Placement,
+  type Variant,
+} from "./cluster-reaction-bench.js";
 import type { Touch } from "./ramp-pod.js";
 
 /** How `evictd run` is woken in a trial: memcg threshold notifications, or the housekeeping tick alone. */
@@ -30,12 +37,14 @@ export const REACTION_USAGE = `usage: node dist/bench/reaction-bench.js [--pods 
          [--modes notify,poll] [--touch populate|write] [--http-clients N] [--out FILE]
        node dist/bench/reaction-bench.js --mode cluster [--pods 5,110] [--rates 512,1024,2048]
          [--trials 20] [--summary-trials 5] [--driver cgroupfs|systemd] [--placement pod|outside]
-         [--hog [on|off|both]] [--dry-run-first [on|off|both]] [--out FILE]
+         [--hog [on|off|both]] [--baseline DIR] [--dry-run-first [on|off|both]] [--out FILE]
 
   --summary-trials 0   no trials of --stats summary
   --placement pod      evictd in a DaemonSet pod of its own on the node (default); outside: beside the node
   --hog                a BestEffort pod running stress-ng --cpu 1 through each configuration;
                        --hog both runs each configuration without it, then with it
+  --baseline DIR       each configuration first with the evictd of DIR (another checkout, built:
+                       a before and after in one run), then with this one
   --dry-run-first      evictd with --eviction-dry-run (a dry run before each eviction, its former
                        path); both: each configuration with it, then without, in one run
   --out FILE           write the results there instead of bench/results/`;
@@ -53,6 +62,7 @@ export const REACTION_OPTIONS = {
   placement: "string",
   hog: { bare: "on" },
   "dry-run-first": { bare: "on" },
+  baseline: "string",
   out: "string",
 } as const;
 
@@ -82,13 +92,27 @@ export function readReactionArgs(a: BenchArgs<typeof REACTION_OPTIONS>): Reactio
   const only = (names: readonly (keyof typeof REACTION_OPTIONS)[], when: string, ok: boolean): void => {
     for (const name of names) a.require(ok || !a.has(name), `--${name}: only ${when}`);
   };
-  only(["summary-trials", "driver", "placement", "hog", "dry-run-first"], "with --mode cluster", cluster);
+  only(
+    ["summary-trials", "driver", "placement", "hog", "dry-run-first", "baseline"],
+    "with --mode cluster",
+    cluster,
+  );
   only(["modes", "touch", "http-clients"], "without --mode cluster", !cluster);
   if (cluster) {
     const hog = a.choice("hog", ["off", "on", "both"] as const, "off");
     const hogs: readonly HogSetting[] = hog === "both" ? [false, true] : [hog === "on"];
     const dryRun = a.choice("dry-run-first", ["off", "on", "both"] as const, "off");
-    const dryRunsFirst: readonly boolean[] = dryRun === "both" ? [true, false] : [dryRun === "on"];
+    const baselineDir = a.string("baseline");
+    const baselineBin = baselineDir === undefined ? undefined : path.resolve(baselineDir, "bin/evictd.js");
+    a.require(
+      baselineBin === undefined || existsSync(baselineBin),
+      `--baseline: ${JSON.stringify(baselineDir)} holds no bin/evictd.js (a checkout of evictd, built)`,
+    );
+    const variants: Variant[] = [];
+    if (baselineDir !== undefined && baselineBin !== undefined)
+      variants.push({ name: `baseline ${path.basename(path.resolve(baselineDir))}`, bin: baselineBin });
+    if (dryRun !== "off") variants.push({ name: "dry run first", dryRunFirst: true });
+    if (dryRun !== "on") variants.push(CURRENT);
     return {
       bench: "cluster",
       args: {
@@ -99,7 +123,7 @@ export function readReactionArgs(a: BenchArgs<typeof REACTION_OPTIONS>): Reactio
         driver: a.choice("driver", ["cgroupfs", "systemd"] as const, "cgroupfs"),
         placement: a.choice("placement", ["pod", "outside"] as const satisfies readonly Placement[], "pod"),
         hogs,
-        dryRunsFirst,
+        variants,
         ...out,
       },
     };

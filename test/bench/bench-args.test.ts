@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { checkBenchArgs, USAGE_EXIT } from "../../bench/bench-args.js";
 import { REACTION_OPTIONS, readReactionArgs } from "../../bench/reaction-bench-args.js";
@@ -80,7 +80,7 @@ describe("bench command lines", () => {
       driver: "cgroupfs",
       placement: "pod",
       hogs: [false],
-      dryRunsFirst: [false],
+      variants: [{ name: "current" }],
     });
     const given = cluster(["--placement", "outside", "--hog", "--summary-trials", "0", "--out", "x.json"]);
     assert.deepEqual(given.ok && given.value.bench === "cluster" ? given.value.args : undefined, {
@@ -91,7 +91,7 @@ describe("bench command lines", () => {
       driver: "cgroupfs",
       placement: "outside",
       hogs: [true],
-      dryRunsFirst: [false],
+      variants: [{ name: "current" }],
       out: resolve("x.json"),
     });
     const hogs = (value: string) => {
@@ -101,12 +101,24 @@ describe("bench command lines", () => {
     assert.deepEqual(hogs("both"), [false, true]);
     assert.deepEqual(hogs("on"), [true]);
     assert.deepEqual(hogs("off"), [false]);
-    const dryRuns = (argv: readonly string[]) => {
+    const variants = (argv: readonly string[]) => {
       const r = cluster(argv);
-      return r.ok && r.value.bench === "cluster" ? r.value.args.dryRunsFirst : undefined;
+      return r.ok && r.value.bench === "cluster" ? r.value.args.variants?.map((v) => v.name) : undefined;
     };
-    assert.deepEqual(dryRuns(["--dry-run-first", "both"]), [true, false], "the former path first");
-    assert.deepEqual(dryRuns(["--dry-run-first"]), [true]);
+    assert.deepEqual(
+      variants(["--dry-run-first", "both"]),
+      ["dry run first", "current"],
+      "the former path first",
+    );
+    assert.deepEqual(variants(["--dry-run-first"]), ["dry run first"]);
+    // A baseline is a checkout with bin/evictd.js: this repository will do.
+    assert.deepEqual(variants(["--baseline", REPO_ROOT]), [`baseline ${basename(REPO_ROOT)}`, "current"]);
+    const noBaseline = cluster(["--baseline", "/nonexistent"]);
+    assert.equal(noBaseline.ok, false);
+    assert.match(
+      noBaseline.ok ? "" : noBaseline.errors.join("\n"),
+      /--baseline: "\/nonexistent" holds no bin\/evictd\.js/,
+    );
     assert.equal(checkBenchArgs(["--dry-run-first"], REACTION_OPTIONS, readReactionArgs).ok, false);
     const node = checkBenchArgs(["--out", "/tmp/r.json"], REACTION_OPTIONS, readReactionArgs);
     assert.deepEqual(node.ok && node.value.bench === "node" ? node.value.args.out : undefined, "/tmp/r.json");
