@@ -1,8 +1,9 @@
 // evictd as a library: what would the kubelet's eviction manager do on this node, right now?
 // Builds the eviction configuration from a KubeletConfiguration object and kubelet flags, decodes a
 // Summary API response and the node's pods, runs one synchronize, and prints who would be evicted
-// and why; then replays a tiny scenario held in memory. Run it where evictd is installed:
-//   npm install evictd && node library.mjs
+// and why; then replays a tiny scenario held in memory. Run it where evictd is installed (it is not
+// on npm: `npm pack` in a clone of evictd writes evictd-0.1.0.tgz):
+//   npm install ./evictd-0.1.0.tgz && node library.mjs
 import {
   admitPod,
   buildEvictionConfig,

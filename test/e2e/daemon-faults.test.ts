@@ -1,6 +1,6 @@
 /**
  * `evictd run` refusing an environment it cannot work in, as a careful operator expects: one line
- * naming what and where, a hint, exit 3 (README "Exit codes"), promptly, and nothing started or
+ * naming what and where, a hint, exit 3 (docs/commands.md "Exit codes"), promptly, and nothing started or
  * created behind it.
  */
 import assert from "node:assert/strict";
