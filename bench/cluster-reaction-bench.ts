@@ -52,17 +52,23 @@
  *           in summary mode the wait for the next tick); the wake's time is the line's time minus
  *           reactionMs, whole milliseconds on evictd's Date.now(), taken at the middle of its ms;
  *   read    evictd's stats read (timings.readMs);
- *   decide  evictd's decision (timings.decideMs: with the bounded pick's reads and the Eviction
- *           API's dry-run preflight);
+ *   decide  evictd's decision (timings.decideMs: with the bounded pick's reads; builds before the
+ *           eviction's own refusal answered for budgets also held the dry run's round trip here);
  *   send    the rest, up to the call's arrival at the API server: the wake waiting for the loop,
- *           and the call built and sent.
+ *           the dry run with `--eviction-dry-run`, and the call built and sent.
  * wake and send are each within ±0.5 ms (evictd's whole-ms clock); the four add up to the total.
  * Beside them, on the server's clock alone: the preflight's dry run arriving → the real call
- * arriving (`dryRunToCallMs`: the dry run's answer, evictd acting on it, the real call sent).
+ * arriving (`dryRunToCallMs`: the dry run's answer, evictd acting on it, the real call sent), and
+ * whether the call came on a connection opened for it (`callOnNewConnection`: a TLS handshake on
+ * the way).
+ *
+ * `--baseline DIR` runs each configuration first with the evictd of another checkout (built), then
+ * with this one: a before and after in one run. `--dry-run-first [on|both]` runs this one with
+ * `--eviction-dry-run`.
  *
  *   node dist/bench/reaction-bench.js --mode cluster [--driver cgroupfs|systemd] [--pods 5,110]
  *        [--rates 512,1024,2048] [--trials 20] [--summary-trials 5] [--placement pod|outside]
- *        [--hog [on|off|both]] [--out FILE]
+ *        [--hog [on|off|both]] [--baseline DIR] [--dry-run-first [on|off|both]] [--out FILE]
  *
  * `--summary-trials 0` skips the summary mode. Needs root and a memory cgroup (and stress-ng for
  * `--hog`). Writes bench/results/reaction-cluster.json (reaction-cluster-systemd.json with --driver
@@ -179,6 +185,8 @@ interface Trial {
   readonly outcome: "evicted" | "oom" | "full" | "other";
   /** Crossing → Eviction API call. */
   readonly reactionMs?: number;
+  /** The call came on a connection opened for it (a TLS handshake on the way), not a kept one. */
+  readonly callOnNewConnection?: boolean;
   readonly phasesMs?: Phases;
   /**
    * The preflight's dry-run eviction arriving → the real call arriving (server's clock): the dry
@@ -772,6 +780,7 @@ async function runTrial(b: Bench, rate: number, index: number): Promise<Trial> {
       ? { reactionMs: first.receivedAt - ramp.crossAt }
       : {}),
     ...(phases !== undefined ? { phasesMs: phases } : {}),
+    ...(first !== undefined ? { callOnNewConnection: first.newConnection } : {}),
     ...(first !== undefined && dryRun !== undefined
       ? { dryRunToCallMs: first.receivedAt - dryRun.receivedAt }
       : {}),
@@ -793,6 +802,7 @@ function trialLine(t: Trial): string {
       ? ` = wake ${ms(p.wakeMs)} + read ${ms(p.readMs)} + decide ${ms(p.decideMs)} + send ${ms(p.sendMs)}`
       : "",
     t.dryRunToCallMs !== undefined ? ` (dry run → call ${ms(t.dryRunToCallMs)})` : "",
+    t.callOnNewConnection === true ? " (on a new connection)" : "",
     t.overEvictions > 0 ? ` +${t.overEvictions} other pods` : "",
     t.selfEvictions > 0 ? ` (evictd's own pod ${t.selfEvictions}×: FINDING, it must never evict itself)` : "",
     t.oomKills > 0 ? ` oom ${t.oomKills}` : "",

@@ -102,7 +102,7 @@ async function send(
   streaming: boolean,
 ): Promise<{ message: http.IncomingMessage; finish: () => void }> {
   request.signal?.throwIfAborted();
-  const prepared = await endpoint.prepare();
+  const prepared = await endpoint.prepare(streaming ? "stream" : "request");
   const url = endpointUrl(endpoint, request.path);
   const client = url.protocol === "https:" ? https : http;
   const body = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");

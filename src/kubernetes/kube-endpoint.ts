@@ -12,6 +12,9 @@ import { AdapterError } from "../errors.js";
 import { KeepAliveAgents } from "./keep-alive-agents.js";
 import type { TokenFile } from "./token-file.js";
 
+/** Short requests share kept connections; a stream (a watch) holds one of its own. */
+export type ConnectionUse = "request" | "stream";
+
 /** Headers and agent for one request. */
 export interface PreparedRequest {
   readonly headers: Readonly<Record<string, string>>;
@@ -27,8 +30,14 @@ export interface KubeEndpoint {
   readonly baseUrl: URL;
   /** For messages: "the API server at https://10.0.0.1:6443". */
   readonly describe: string;
-  /** Headers and agent for the next request; credentials may refresh between calls (exec, OIDC). */
-  prepare(): Promise<PreparedRequest>;
+  /**
+   * Headers and agent for the next request; credentials may refresh between calls (exec, OIDC).
+   * A `stream` (a watch) holds its connection for as long as it runs: it gets connections of its
+   * own, so the kept connection of the short requests stays free for the next one. Otherwise an
+   * HTTP/1.1 watch takes the only kept connection, and the first request after it (an eviction)
+   * waits for a new connection and its TLS handshake.
+   */
+  prepare(use?: ConnectionUse): Promise<PreparedRequest>;
 }
 
 /** TLS settings for talking to a kubelet directly. */
@@ -47,16 +56,16 @@ export function apiServerEndpoint(
   tokenFile?: TokenFile,
 ): KubeEndpoint {
   const baseUrl = new URL(server);
-  const agents = new KeepAliveAgents();
+  const agents = { request: new KeepAliveAgents(), stream: new KeepAliveAgents() };
   return {
     kind: "apiserver",
     baseUrl,
     describe: `the API server at ${baseUrl.origin}`,
-    async prepare() {
+    async prepare(use: ConnectionUse = "request") {
       const options = await credentialOptions(kc, identity, tokenFile);
       return {
         headers: headerRecord(options.headers),
-        agent: agents.reuse(agentOf(options)),
+        agent: agents[use].reuse(agentOf(options)),
         auth: options.auth ?? undefined,
       };
     },
@@ -73,12 +82,12 @@ export function kubeletEndpoint(
   tokenFile?: TokenFile,
 ): KubeEndpoint {
   const baseUrl = new URL(`https://${host.includes(":") ? `[${host}]` : host}:${port}`);
-  const agents = new KeepAliveAgents();
+  const agents = { request: new KeepAliveAgents(), stream: new KeepAliveAgents() };
   return {
     kind: "kubelet",
     baseUrl,
     describe: `the kubelet at ${baseUrl.origin}`,
-    async prepare() {
+    async prepare(use: ConnectionUse = "request") {
       const options = await credentialOptions(kc, identity, tokenFile);
       // The cluster's TLS server name and proxy belong to the API server, not to the node.
       const agent = new https.Agent({
@@ -89,7 +98,7 @@ export function kubeletEndpoint(
       });
       return {
         headers: headerRecord(options.headers),
-        agent: agents.reuse(agent),
+        agent: agents[use].reuse(agent),
         auth: options.auth ?? undefined,
       };
     },

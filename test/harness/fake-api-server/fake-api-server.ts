@@ -134,6 +134,8 @@ export class FakeApiServer {
   readonly #options: FakeApiServerOptions;
   readonly #server: http.Server;
   readonly #sockets = new Set<Socket>();
+  /** Connections that have carried a request. */
+  readonly #used = new WeakSet<object>();
   /** Connections accepted so far (TCP; over TLS each is a handshake): what a client's keep-alive saves. */
   connectionsAccepted = 0;
   readonly #failures = new FailureRules();
@@ -389,6 +391,8 @@ export class FakeApiServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const receivedAt = performance.timeOrigin + performance.now();
+    const newConnection = !this.#used.has(req.socket);
+    this.#used.add(req.socket);
     const url = new URL(req.url ?? "/", "http://fake");
     const body = await readBody(req);
     const recorded: RecordedRequest = {
@@ -400,6 +404,7 @@ export class FakeApiServer {
       body,
       json: tryJson(body),
       receivedAt,
+      newConnection,
     };
     this.requests.push(recorded);
     this.onRequest?.(recorded);

@@ -18,6 +18,8 @@ export interface RecordedRequest {
   readonly json: unknown;
   /** When the request arrived (epoch ms, sub-millisecond: performance.timeOrigin + now()). */
   readonly receivedAt: number;
+  /** The first request on its connection (the client opened one, TLS handshake and all, for it). */
+  readonly newConnection: boolean;
 }
 
 /**
