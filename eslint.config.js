@@ -1,5 +1,5 @@
 // Lint rules: type-aware checks everywhere; fences that keep src/core and src/app pure, and the kernel
-// layer (src/linux) and the pod runtime (src/runtime) below the frontends.
+// layer (src/linux), the pod runtime (src/runtime) and the node daemon (src/daemon) below the frontends.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -52,6 +52,7 @@ export default tseslint.config(
               group: [
                 "**/app/**",
                 "**/cli/**",
+                "**/daemon/**",
                 "**/formats/**",
                 "**/linux/**",
                 "**/runtime/**",
@@ -89,7 +90,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/runtime/**", "**/kubernetes/**", "**/server/**", "**/cli/**"],
+              group: ["**/runtime/**", "**/kubernetes/**", "**/server/**", "**/cli/**", "**/daemon/**"],
               message: "src/linux is the kernel layer: it imports core, app ports, formats and linux only.",
             },
           ],
@@ -105,10 +106,35 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/kubernetes/**", "**/server/**", "**/cli/**"],
+              group: ["**/kubernetes/**", "**/server/**", "**/cli/**", "**/daemon/**"],
               message:
                 "src/runtime runs pods for the daemon: it imports core, app ports, formats and linux only.",
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The node daemon's parts below its command (the loop thread, the V8 tuning) stand on the
+    // adapters (runtime, linux, server, formats) and app, and under the CLI, which alone imports
+    // them. The one CLI file they use is the wall clock every long-running command shares.
+    files: ["src/daemon/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/cli/**", "!**/cli/system-clock.js"],
+              message: "src/daemon is below the CLI: the CLI wires it, it does not import the CLI.",
+            },
+            {
+              group: ["**/kubernetes/**", "**/fleet/**", "**/prometheus/**"],
+              message:
+                "src/daemon runs one node: it imports core, app, errors, formats, linux, runtime, server and daemon only.",
+            },
+            { group: ["commander"], message: "src/daemon takes parsed options: argv is the CLI's." },
           ],
         },
       ],
@@ -131,6 +157,7 @@ export default tseslint.config(
             {
               group: [
                 "**/cli/**",
+                "**/daemon/**",
                 "**/formats/**",
                 "**/linux/**",
                 "**/runtime/**",
@@ -161,7 +188,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/cli/**", "**/linux/**", "**/runtime/**"],
+              group: ["**/cli/**", "**/daemon/**", "**/linux/**", "**/runtime/**"],
               message: "formats, kubernetes and server import core, app, errors and formats only.",
             },
           ],
@@ -180,7 +207,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/cli/**", "**/linux/**", "**/runtime/**", "**/kubernetes/**", "**/server/**"],
+              group: [
+                "**/cli/**",
+                "**/daemon/**",
+                "**/linux/**",
+                "**/runtime/**",
+                "**/kubernetes/**",
+                "**/server/**",
+              ],
               message: "src/fleet imports core, app, errors, formats and fleet only.",
             },
           ],
@@ -201,6 +235,7 @@ export default tseslint.config(
             {
               group: [
                 "**/cli/**",
+                "**/daemon/**",
                 "**/linux/**",
                 "**/runtime/**",
                 "**/kubernetes/**",

@@ -10,7 +10,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { LOOP_THREAD_RESOURCE_LIMITS } from "../src/cli/loop-thread/loop-thread.js";
+import { LOOP_THREAD_RESOURCE_LIMITS } from "../src/daemon/loop-thread/loop-thread.js";
 import { median } from "./bench-stats.js";
 import { cpuPercent, sampleProcess } from "./proc-sampler.js";
 

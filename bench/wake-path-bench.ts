@@ -80,7 +80,7 @@ interface Run {
   /**
    * Young-generation bytes a wake allocated up to its end, its read of the rest after the kill
    * included (median; wakes in which a scavenge ran are left out). Up to SIGTERM, what the loop
-   * thread keeps room for (loop-thread/idle-scavenge.ts).
+   * thread keeps room for (daemon/gc/idle-scavenge.ts).
    */
   readonly allocatedKiB: number;
   /** The same up to SIGTERM. */

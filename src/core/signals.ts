@@ -53,5 +53,14 @@ export function isSignal(s: string): s is Signal {
   return Object.hasOwn(SIGNALS, s);
 }
 
+/**
+ * Whether `signal` is a memory signal (memory.available, allocatableMemory.available), as the
+ * table says: for the rank function, the memory wakes and a memory read's fresh figures. False for
+ * anything not in the table (e.g. an eviction's ephemeralpodfs.limit).
+ */
+export function isMemorySignal(signal: string): boolean {
+  return isSignal(signal) && SIGNALS[signal].memory;
+}
+
 /** Node conditions in reporting order. */
 export const NODE_CONDITIONS: readonly NodeCondition[] = ["MemoryPressure", "DiskPressure", "PIDPressure"];

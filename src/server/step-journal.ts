@@ -3,7 +3,6 @@
  * the metrics, the evictions /status lists, one human line per eviction in the log, and a line in
  * the decision log (the replay step record).
  */
-import type { StepTimings } from "../app/loop/eviction-loop.js";
 import type { LoopStepData } from "../app/loop/loop-step-data.js";
 import type { LoggerPort } from "../app/ports.js";
 import type { EvictionRecord } from "../app/node-view/snapshot.js";
@@ -14,7 +13,7 @@ import { CLEANUP_TIMEOUT_MS } from "../app/loop/eviction-loop.js";
 import { LIVE_WINDOW_MS } from "../app/report/live-page-window.js";
 import { isSignal, SIGNALS } from "../core/signals.js";
 import type { DecisionLog } from "./decision-log.js";
-import { daemonStepRecord } from "./decision-record.js";
+import { daemonStepRecord, loopStepOutcome, roundTimings } from "./decision-record.js";
 import type { DaemonMetrics } from "./metrics.js";
 
 export interface StepJournalOptions {
@@ -75,20 +74,10 @@ export class StepJournal {
       ...(step.readError !== undefined ? { readError: step.readError } : {}),
       evicted: step.evictions.some((e) => e.kill !== undefined),
     });
-    this.#live.step(
-      {
-        time: step.now,
-        report: step.report,
-        kills: step.evictions.map((e) => ({
-          effectiveGracePeriodSeconds: e.effectiveGracePeriodSeconds,
-          killFailed: e.kill === undefined,
-        })),
-        admission: [],
-        activeAfter: [],
-        summary: undefined,
-      },
-      { layout: this.o.layout ?? "single", thresholds: this.o.thresholds },
-    );
+    this.#live.step(loopStepOutcome(step, this.o.startedAt), {
+      layout: this.o.layout ?? "single",
+      thresholds: this.o.thresholds,
+    });
     this.#live.dropBefore(step.now - LIVE_WINDOW_MS);
     metrics.observeSync(step.report, this.o.thresholds, step.decidedAt);
     for (const e of step.evictions) {
@@ -132,10 +121,4 @@ export class StepJournal {
     }
     this.o.decisionLog?.append(daemonStepRecord(step, this.o.startedAt));
   }
-}
-
-/** Phase times to the microsecond, for the log. */
-function roundTimings(t: StepTimings): StepTimings {
-  const r = (ms: number): number => Math.round(ms * 1000) / 1000;
-  return { readMs: r(t.readMs), decideMs: r(t.decideMs), killMs: r(t.killMs) };
 }

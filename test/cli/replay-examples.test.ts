@@ -1,7 +1,8 @@
 /**
- * Every examples/*.yaml replays with exit 0 in both output formats, and the evictions its comments
- * promise happen: the victims below are derived by hand from each example's comments and the
- * kubelet rules (kubelet-semantics §4 ranking, §5 local storage, §7 admission), not from output.
+ * Every examples/*.yaml replays with exit 0 and nothing on stderr (no warning) in both output
+ * formats, and the evictions its comments promise happen: the victims below are derived by hand
+ * from each example's comments and the kubelet rules (kubelet-semantics §4 ranking, §5 local
+ * storage, §7 admission), not from output.
  */
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
@@ -192,8 +193,10 @@ describe("examples/*.yaml", { skip: CLI_SKIP }, () => {
     const file = relative(REPO_ROOT, join(EXAMPLES, name));
     const expected = EXPECTED[name];
 
-    test(`${name}: jsonl replay, exit 0, the promised evictions`, () => {
-      const { steps } = replayJsonl(file);
+    test(`${name}: jsonl replay, exit 0, no warning, the promised evictions`, () => {
+      const { steps, stderr } = replayJsonl(file);
+      // A shipped example runs clean: a newcomer's first run shows no warning to puzzle over.
+      assert.deepEqual(stderr, [], `${name} prints on stderr`);
       assert.ok(steps.length > 0);
       const want = expected?.evictions ?? {};
       for (const at of Object.keys(want))
@@ -219,6 +222,7 @@ describe("examples/*.yaml", { skip: CLI_SKIP }, () => {
       const r = runEvictd(["replay", file, "--output", "table"]);
       assert.equal(r.status, 0, r.stderr);
       assertNoCrash(r);
+      assert.equal(r.stderr, "", `${name} prints on stderr`);
       const lines = r.stdout.split("\n").filter((l) => /\bEVICTED\b/.test(l));
       const want = Object.values(expected?.evictions ?? {}).flat();
       assert.equal(lines.length, want.length, lines.join("\n"));

@@ -27,7 +27,7 @@ describe("evictd replay --report", { skip: CLI_SKIP }, () => {
     ]);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, plain.stdout);
-    assert.match(r.stderr, /report written to .*hard\.html: 4 steps, 1 evictions/);
+    assert.match(r.stderr, /report written to .*hard\.html: 4 steps, 1 eviction$/m);
     const html = readFileSync(file, "utf8");
     assert.match(html, /^<!doctype html>/);
     assert.match(html, /evicted <code>default\/web<\/code> for memory.available/);

@@ -1,7 +1,8 @@
 /**
  * Upstream kubelet eviction tests replayed through `evictd replay`: every test/data/upstream/*.yaml runs
  * once and its jsonl output is checked against the assertions in the matching *.expect.json; the
- * ParseThresholdConfig cases run as config-only scenarios. Contract: docs replay-format.md.
+ * ParseThresholdConfig cases run through the library's buildEvictionConfig, and one of them per exit
+ * code as a config-only scenario through `evictd replay`. Contract: docs replay-format.md.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +11,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { formatThresholdValue } from "../../src/app/replay/records.js";
+import { buildEvictionConfig } from "../../src/core/config/build-eviction-config.js";
+import { formatIssue } from "../../src/core/issues.js";
+import type { EvictionConfig } from "../../src/core/model.js";
+import { formatDurationMs } from "../../src/core/time/duration.js";
 import { parseGoDuration, sameGoDuration } from "../support/oracle/duration.js";
 import { sameThresholdValue } from "../support/oracle/threshold-value.js";
 import { REPO_ROOT } from "../support/repo-paths.js";
@@ -728,7 +734,10 @@ for (const s of scenarioFiles) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// TestParseThresholdConfig cases: each runs as a config-only scenario with one trivial step.
+// TestParseThresholdConfig cases: each through the library (buildEvictionConfig, given the case's
+// KubeletConfiguration as the replay gives it), its thresholds written as the replay's config line
+// writes them; and one case per exit code (0 and 2) through `evictd replay` too, as a config-only
+// scenario with one trivial step.
 
 interface ParseCase {
   name: string;
@@ -772,48 +781,103 @@ function loadCases(): ParseCase[] {
 
 const parseCases = loadCases();
 
-describe("TestParseThresholdConfig cases", { skip: CLI_SKIP }, () => {
-  let dir = "";
-  before(() => {
-    dir = mkdtempSync(join(tmpdir(), "evictd-parse-threshold-config-"));
-  });
-  after(() => {
-    if (dir !== "") rmSync(dir, { recursive: true, force: true });
-  });
+/** The case's config as the scenario gives it (an inline config is a KubeletConfiguration). */
+const kubeletConfiguration = (c: ParseCase): Record<string, unknown> => ({
+  apiVersion: "kubelet.config.k8s.io/v1beta1",
+  kind: "KubeletConfiguration",
+  ...c.config,
+});
 
-  parseCases.forEach((c, i) => {
+/** The thresholds as `evictd replay`'s config line writes them (src/app/replay/records.ts). */
+function configLine(config: EvictionConfig): ConfigLine {
+  return {
+    type: "config",
+    thresholds: config.thresholds.map((t) => ({
+      signal: t.signal,
+      operator: t.operator,
+      value: formatThresholdValue(t.value),
+      gracePeriod: formatDurationMs(t.gracePeriodMs),
+      minReclaim: formatThresholdValue(t.minReclaim),
+      hard: t.gracePeriodMs === 0,
+      ...(t.derivedFrom !== undefined ? { derivedFrom: t.derivedFrom } : {}),
+    })),
+  };
+}
+
+describe("TestParseThresholdConfig cases", () => {
+  for (const c of parseCases) {
     test(c.name, () => {
-      const scenario = {
-        config: { apiVersion: "kubelet.config.k8s.io/v1beta1", kind: "KubeletConfiguration", ...c.config },
-        filesystems: "single",
-        pods: [],
-        steps: [
-          {
-            at: "0s",
-            summary: {
-              node: { memory: { availableBytes: 8 * 2 ** 30, workingSetBytes: 2 ** 30 } },
-              pods: [],
-            },
-          },
-        ],
-      };
-      const file = join(dir, `case-${i}.json`);
-      writeFileSync(file, JSON.stringify(scenario, null, 2));
-      const run = runReplay(file);
-      const where = `case "${c.name}" (${c.source}); scenario ${file}`;
+      // The config as `evictd replay` builds it from a scenario's inline config (scenario-header.ts).
+      const built = buildEvictionConfig({ config: kubeletConfiguration(c), configPath: "config", flags: [] });
+      const printed = built.ok ? "" : built.issues.map(formatIssue).join("\n");
+      const where = `case "${c.name}" (${c.source})`;
       if (c.expectError) {
         const problems: string[] = [];
-        if (run.status !== 2) problems.push(`exit code: expected 2, got ${String(run.status)}`);
-        if (run.stdout.trim() !== "")
-          problems.push(`stdout must be empty on a configuration error, got: ${run.stdout.slice(0, 300)}`);
-        if (!run.stderr.includes(c.errorSubstring ?? ""))
-          problems.push(`stderr must contain ${show(c.errorSubstring)}; stderr was:\n${run.stderr.trim()}`);
+        if (built.ok)
+          problems.push(`expected a configuration error, got ${built.config.thresholds.length} thresholds`);
+        else if (!printed.includes(c.errorSubstring ?? ""))
+          problems.push(`the problems must contain ${show(c.errorSubstring)}; they were:\n${printed}`);
         assertNoProblems(problems, where);
         return;
       }
-      assertNoProblems(run.problems, where);
-      assert.ok(run.config !== undefined, `${where}: no config line`);
-      assertNoProblems(checkConfig({ thresholds: c.thresholds ?? [] }, run.config), where);
+      if (!built.ok) assert.fail(`${where}: a configuration error:\n${printed}`);
+      assertNoProblems(checkConfig({ thresholds: c.thresholds ?? [] }, configLine(built.config)), where);
     });
-  });
+  }
 });
+
+/** A case of each outcome (the first with thresholds, the first error), replayed by evictd: exit 0 and 2. */
+const cliCases = [
+  parseCases.find((c) => !c.expectError && (c.thresholds ?? []).length > 0),
+  parseCases.find((c) => c.expectError),
+].filter((c) => c !== undefined);
+
+describe(
+  "TestParseThresholdConfig cases through evictd replay, one per exit code",
+  { skip: CLI_SKIP },
+  () => {
+    let dir = "";
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), "evictd-parse-threshold-config-"));
+    });
+    after(() => {
+      if (dir !== "") rmSync(dir, { recursive: true, force: true });
+    });
+
+    cliCases.forEach((c, i) => {
+      test(`exit ${c.expectError ? 2 : 0}: ${c.name}`, () => {
+        const scenario = {
+          config: kubeletConfiguration(c),
+          filesystems: "single",
+          pods: [],
+          steps: [
+            {
+              at: "0s",
+              summary: {
+                node: { memory: { availableBytes: 8 * 2 ** 30, workingSetBytes: 2 ** 30 } },
+                pods: [],
+              },
+            },
+          ],
+        };
+        const file = join(dir, `case-${i}.json`);
+        writeFileSync(file, JSON.stringify(scenario, null, 2));
+        const run = runReplay(file);
+        const where = `case "${c.name}" (${c.source}); scenario ${file}`;
+        if (c.expectError) {
+          const problems: string[] = [];
+          if (run.status !== 2) problems.push(`exit code: expected 2, got ${String(run.status)}`);
+          if (run.stdout.trim() !== "")
+            problems.push(`stdout must be empty on a configuration error, got: ${run.stdout.slice(0, 300)}`);
+          if (!run.stderr.includes(c.errorSubstring ?? ""))
+            problems.push(`stderr must contain ${show(c.errorSubstring)}; stderr was:\n${run.stderr.trim()}`);
+          assertNoProblems(problems, where);
+          return;
+        }
+        assertNoProblems(run.problems, where);
+        assert.ok(run.config !== undefined, `${where}: no config line`);
+        assertNoProblems(checkConfig({ thresholds: c.thresholds ?? [] }, run.config), where);
+      });
+    });
+  },
+);

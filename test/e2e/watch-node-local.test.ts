@@ -140,6 +140,10 @@ async function scenario(driver: KubeletDriver): Promise<void> {
       () => `\n${stdout}${stderr}`,
       25,
     );
+    // The kubelet's configuration is read once at start: the thresholds, the kernel wakes armed on
+    // them and the cgroup driver all come from that one read.
+    const configzReads = (): number => s.requests.filter((r) => r.path.endsWith("/configz")).length;
+    assert.equal(configzReads(), 1, "watch reads configz once");
     const status = (await (await fetch(`${url}/status`)).json()) as {
       capabilities: string[];
       signals: { signal: string; evictdAdditions?: MemoryViewsJson }[];
@@ -173,7 +177,8 @@ async function scenario(driver: KubeletDriver): Promise<void> {
     assert.ok(pid !== undefined, "watch has a pid");
     assert.equal(os.getPriority(pid), -20);
 
-    // explain reads the same cgroups, says so, and sees the node (512Mi), not the Summary's machine.
+    // explain reads the same cgroups, says so, and sees the node (512Mi), not the Summary's machine;
+    // it too reads configz once, for its thresholds and the cgroup driver both.
     const explained = await promisify(execFile)(
       process.execPath,
       [
@@ -199,6 +204,7 @@ async function scenario(driver: KubeletDriver): Promise<void> {
       signals: { signal: string; capacity?: string; evictdAdditions?: MemoryViewsJson }[];
     };
     assert.match(view.source, /^memory from the kubelet's cgroups .* read now; the rest from /);
+    assert.equal(configzReads(), 2, "explain reads configz once");
     assert.equal(view.signals.find((x) => x.signal === "memory.available")?.capacity, "512Mi");
     assertMemoryViews(view.signals.find((x) => x.signal === "memory.available")?.evictdAdditions, node.api);
 

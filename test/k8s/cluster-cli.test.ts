@@ -65,6 +65,11 @@ describe("cluster commands", () => {
     try {
       const json = await evictd(["explain", ...node, "--output", "json"]);
       assert.equal(json.code, 0, json.stderr);
+      assert.equal(
+        server.requests.filter((r) => r.path.endsWith("/configz")).length,
+        1,
+        "the kubelet's configuration is read once",
+      );
       const view = JSON.parse(json.stdout) as {
         node: string;
         signals: { signal: string; thresholds: { value: string; state: string }[] }[];
@@ -240,6 +245,44 @@ describe("cluster commands", () => {
     }
   });
 
+  test("record says its warnings and retries as explain does: the same plain lines on stderr, no JSON", async () => {
+    const { server, node, dir } = await fixture();
+    try {
+      const said = async (args: readonly string[]): Promise<string[]> => {
+        // One 503 from configz: a retry to say. The served configuration warns (no
+        // mergeDefaultEvictionSettings, so the imagefs defaults are dropped).
+        server.fail({
+          method: "GET",
+          path: /\/configz$/,
+          times: 1,
+          response: { kind: "status", status: 503 },
+        });
+        const r = await evictd(args, 30_000);
+        assert.equal(r.code, 0, r.stderr);
+        const lines = r.stderr.split("\n").filter((l) => l !== "");
+        for (const l of lines) assert.ok(!l.startsWith("{"), `a JSON line on stderr: ${l}`);
+        // The wait before a retry is jittered: the same line but for its milliseconds.
+        return lines
+          .filter((l) => l.startsWith("evictd: ") || /(?:^|: )warning: /.test(l))
+          .map((l) => l.replace(/retrying in \d+ms$/, "retrying in …ms"));
+      };
+      const explained = await said(["explain", ...node]);
+      const recorded = await said([
+        ...["record", ...node, "--interval", "200ms", "--duration", "0s"],
+        ...["-o", path.join(dir, "said.jsonl")],
+      ]);
+      assert.equal(explained.length, 2, explained.join("\n"));
+      assert.match(
+        explained[0] ?? "",
+        /^evictd: GET \/api\/v1\/nodes\/.*\/proxy\/configz .* \(attempt 1 of at most 5\); retrying in …ms$/,
+      );
+      assert.match(explained[1] ?? "", /^warning: config\.evictionHard: .*imagefs\.available/);
+      assert.deepEqual(recorded, explained);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("record: progress while recording, pod arrivals and departures, and an interrupted file that replays unchanged", async () => {
     const { server, node, dir } = await fixture();
     const trace = path.join(dir, "trace.json");
@@ -275,10 +318,7 @@ describe("cluster commands", () => {
       child.kill("SIGINT");
       assert.equal(await exited, 0, stderr);
       assert.match(stderr, /recorded \d+\/18001 samples/);
-      assert.match(
-        stderr,
-        /interrupted: \d+ sample\(s\) written to .*trace\.json; replay with: evictd replay/,
-      );
+      assert.match(stderr, /interrupted: \d+ samples? written to .*trace\.json; replay with: evictd replay/);
 
       const recorded = await lines();
       const header = JSON.parse(recorded[0] ?? "{}") as {
@@ -389,6 +429,11 @@ describe("cluster commands", () => {
       };
       assert.equal(status.node.name, "datagen-1-35");
       assert.ok(status.capabilities.some((c) => c.startsWith("shadow mode")));
+      assert.equal(
+        server.requests.filter((r) => r.path.endsWith("/configz")).length,
+        1,
+        "the kubelet's configuration is read once, at start",
+      );
       for (
         let i = 0;
         i < 100 && (await readFile(decisions, "utf8").catch(() => "")).split("\n").length < 3;

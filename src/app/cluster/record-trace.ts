@@ -16,7 +16,7 @@ import { TraceRecorder } from "./trace-recorder.js";
 
 export interface RecordOptions {
   readonly api: ClusterNodePort;
-  /** The settings the header records (configz, or a file given instead). */
+  /** The settings the header records (configz, or a file given instead); their warnings are not logged here. */
   readonly settings: ClusterEvictionSettings;
   /** Where the trace goes, for progress lines. */
   readonly output: string;
@@ -43,8 +43,8 @@ export interface RecordResult {
 
 /** Records until the duration is over or `signal` aborts; resolves with what was written. */
 export async function recordTrace(o: RecordOptions): Promise<RecordResult> {
+  // The settings' warnings are the caller's to print (record prints them as explain does).
   const { api, clock, log, settings } = o;
-  for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
   const node = await api.node(o.signal);
 
   const podSet = new NodePodSet({ api, clock, log });

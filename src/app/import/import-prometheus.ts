@@ -8,6 +8,7 @@
 import type { Issue } from "../../core/issues.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
+import { count } from "../../core/plural.js";
 import { InputError } from "../../errors.js";
 import { TraceRecorder } from "../cluster/trace-recorder.js";
 import {
@@ -161,7 +162,7 @@ export async function importPrometheus(o: ImportOptions): Promise<ImportResult> 
     if (gapFrom === undefined) return;
     gaps++;
     o.warn(
-      `no node memory sample within ${formatDurationMs(lookbackMs)} from ${formatRfc3339Ms(gapFrom)}: ${gapSteps} step(s) left out`,
+      `no node memory sample within ${formatDurationMs(lookbackMs)} from ${formatRfc3339Ms(gapFrom)}: ${count(gapSteps, "step")} left out`,
     );
     gapFrom = undefined;
     gapSteps = 0;

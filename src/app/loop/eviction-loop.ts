@@ -16,6 +16,7 @@ import type {
 } from "../../core/engine/types.js";
 import type { EvictionConfig, FilesystemLayout, NodeSummary, Threshold } from "../../core/model.js";
 import { podsLackingWorkingSet } from "../../core/rank/working-set-bounds.js";
+import { isMemorySignal } from "../../core/signals.js";
 import {
   EvictionBlockedError,
   type ClockPort,
@@ -473,11 +474,9 @@ export class EvictionLoop {
 function pickedOnFreshFigures(scope: StatsScope, report: SyncReport): boolean {
   if (report.evictions.length === 0 || scope === "all") return true;
   return (
-    scope === "memory" && report.evictions.every((e) => e.kind === "pressure" && MEMORY_SIGNALS.has(e.signal))
+    scope === "memory" && report.evictions.every((e) => e.kind === "pressure" && isMemorySignal(e.signal))
   );
 }
-
-const MEMORY_SIGNALS: ReadonlySet<string> = new Set(["memory.available", "allocatableMemory.available"]);
 
 /**
  * A pressure eviction for a soft threshold (the kubelet's `isHardEvictionThreshold` is a grace

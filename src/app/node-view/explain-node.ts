@@ -9,12 +9,12 @@ import { INITIAL_STATE, synchronize } from "../../core/engine/index.js";
 import type { SyncReport } from "../../core/engine/types.js";
 import { IssueList } from "../../core/issues.js";
 import type { EvictionConfig, FilesystemLayout, Pod } from "../../core/model.js";
-import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { NODE_CONDITIONS } from "../../core/signals.js";
 import { buildStatusView, type AllocationView, type SignalView } from "./status-view.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
 import type { PodStatusView } from "./snapshot.js";
+import { buildDaemonSnapshot } from "./build-daemon-snapshot.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
 import { podIdentity } from "../cluster/node-pod-set.js";
@@ -133,20 +133,24 @@ export function explainNode(input: ExplainInput): NodeExplanation {
   });
   const ran = result.kind === "reclaim" ? result.resume({ summary, errors: {} }) : result;
   const report: SyncReport = ran.report;
-  const ranking = currentRanking(report, layout, active, summary);
-  const view = buildStatusView({
-    node: { name: input.nodeName, listen: { host: "", port: 0 }, eviction: input.config },
-    startedAt: input.now,
-    now: input.now,
-    capabilities: [],
-    conditions: ran.state.nodeConditions,
-    lastReport: report,
-    ...(input.nodeMemoryViews !== undefined ? { nodeMemoryViews: input.nodeMemoryViews } : {}),
-    pods: views,
-    ...(ranking !== undefined ? { ranking } : {}),
-    evictions: [],
-    evictionCounts: {},
-  });
+  // This one look as a daemon snapshot (no journal, no raw Summary to serve), built as `run` and
+  // `watch` build theirs: the same ranking, with the same reasons, as their /status shows.
+  const view = buildStatusView(
+    buildDaemonSnapshot({
+      node: { name: input.nodeName, listen: { host: "", port: 0 }, eviction: input.config },
+      startedAt: input.now,
+      now: input.now,
+      capabilities: [],
+      conditions: ran.state.nodeConditions,
+      layout,
+      lastReport: report,
+      summary,
+      pods: views,
+      activePods: active,
+      ...(input.nodeMemoryViews !== undefined ? { nodeMemoryViews: input.nodeMemoryViews } : {}),
+      journal: { evictions: [], evictionCounts: {} },
+    }),
+  );
   return {
     node: input.nodeName,
     source: input.source,

@@ -9,6 +9,7 @@
 import { scaleLinear } from "d3-scale";
 import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
+import { count } from "../../core/plural.js";
 import { cellKey, type ConfigRow, type FleetComparison } from "../compare/fleet-comparison.js";
 import { amount, CSS, duration, esc } from "./report-html.js";
 
@@ -25,7 +26,7 @@ function headroomCell(row: ConfigRow, signal: Signal): string {
   const h = row.headroom[signal];
   if (h === undefined) return `<td class="num dim">—</td>`;
   const unit = SIGNALS[signal].unit;
-  return `<td class="num" title="${h.samples} samples">${esc(amount(h.min, unit))} / ${esc(amount(h.p1, unit))}</td>`;
+  return `<td class="num" title="${count(h.samples, "sample")}">${esc(amount(h.min, unit))} / ${esc(amount(h.p1, unit))}</td>`;
 }
 
 function pressureText(row: ConfigRow): string {
@@ -115,7 +116,7 @@ function worstNodes(c: FleetComparison): string {
         `<li><b>${esc(r.config)}</b>: ${r.worst
           .map(
             (w) =>
-              `${esc(w.node)} <span class="dim">${esc(w.trace)}</span> (${w.evictions} evictions, ${w.oomRiskSteps} OOM-risk steps${w.minMemoryAvailable === null ? "" : `, memory.available down to ${esc(amount(w.minMemoryAvailable, "bytes"))}`})`,
+              `${esc(w.node)} <span class="dim">${esc(w.trace)}</span> (${count(w.evictions, "eviction")}, ${count(w.oomRiskSteps, "OOM-risk step")}${w.minMemoryAvailable === null ? "" : `, memory.available down to ${esc(amount(w.minMemoryAvailable, "bytes"))}`})`,
           )
           .join("; ")}</li>`,
     );
@@ -152,7 +153,7 @@ export function renderCompareHtml(
 <style>${CSS}${EXTRA_CSS}</style></head>
 <body>
 <h1>evictd fleet comparison</h1>
-<p class="sub">${c.traces.length} traces × ${c.configs.length} configurations · ${c.whatIf ? "what-if (evicted pods leave the later samples)" : "open loop (samples as recorded)"} · ${esc(generatedBy)}</p>
+<p class="sub">${count(c.traces.length, "trace")} × ${count(c.configs.length, "configuration")} · ${c.whatIf ? "what-if (evicted pods leave the later samples)" : "open loop (samples as recorded)"} · ${esc(generatedBy)}</p>
 <p class="note">Objective: ${esc(c.objectiveText)}. An OOM-risk moment is a step where memory.available was at or below 100 MiB or 5% of the node's memory, whichever is less.</p>
 ${verdict}
 <h2 id="configurations">Configurations</h2>

@@ -114,4 +114,86 @@ describe("renderLivePage", () => {
     ]);
     assert.ok(!renderLivePage(status(false), undefined).includes("pod-memory"), "no pods, no table");
   });
+
+  const ranked = (
+    state: "ok" | "met" | `met, grace ${number}s left`,
+    actedOn: string | null = null,
+  ): StatusView => ({
+    ...status(false),
+    lastSync: {
+      time: "2026-01-01T00:01:00Z",
+      ran: true,
+      statsUnavailable: false,
+      actedOn,
+      outcome: "no action",
+    },
+    signals: [
+      {
+        signal: "memory.available",
+        available: "1Gi",
+        capacity: "2Gi",
+        thresholds: [
+          {
+            id: "hard/memory.available",
+            type: "hard",
+            value: "100Mi",
+            quantity: "100Mi",
+            gracePeriod: "0s",
+            state,
+          },
+        ],
+      },
+    ],
+    ranking: {
+      signal: "memory.available",
+      next: "jobs/hog",
+      order: [{ place: 1, pod: "jobs/hog", critical: false, reason: "working set 900Mi" }],
+    },
+  });
+  const nextBox = (html: string): { cls: string; heading: string } => {
+    const m = /<section class="([^"]*)" id="next"><h2>(.*?)<\/h2>/.exec(html);
+    return { cls: m?.[1] ?? "", heading: (m?.[2] ?? "").replace(/<[^>]+>/g, "") };
+  };
+
+  test("no threshold met: the next pod to go is shown plainly, not as an alarm", () => {
+    const html = renderLivePage(ranked("ok"), undefined);
+    assert.deepEqual(nextBox(html), { cls: "next calm", heading: "Next to go if memory runs out: jobs/hog" });
+    assert.match(html, /No threshold is met: nothing would be evicted now/);
+    assert.match(html, /<code id="next-pod">jobs\/hog<\/code>/);
+    assert.match(html, /\.next\{border:1px solid #dde;/, "the plain box has no red border");
+  });
+
+  test("a threshold met, or acted on: the red box", () => {
+    for (const view of [ranked("met"), ranked("ok", "memory.available")]) {
+      const html = renderLivePage(view, undefined);
+      assert.deepEqual(nextBox(html), {
+        cls: "next pressing",
+        heading: "Next to go, for memory.available: jobs/hog",
+      });
+      assert.ok(!html.includes("No threshold is met"));
+    }
+    assert.match(renderLivePage(ranked("met"), undefined), /\.next\.pressing\{border-color:#e15759;/);
+  });
+
+  test("a soft threshold in its grace period: a warning, not yet the red box", () => {
+    const html = renderLivePage(ranked("met, grace 20s left"), undefined);
+    assert.equal(nextBox(html).cls, "next waiting");
+    assert.equal(
+      nextBox(html).heading,
+      "Next to go if memory.available stays below its threshold past the grace period: jobs/hog",
+    );
+  });
+
+  test("thresholds: a quantity as written, a percentage with its bytes in binary units", () => {
+    const view = status(false);
+    const signal = view.signals[0];
+    assert.ok(signal !== undefined);
+    const thresholds = [
+      { id: "hard", type: "hard", value: "10%", quantity: "27055317804", gracePeriod: "0s", state: "ok" },
+      { id: "soft", type: "soft", value: "500Mi", quantity: "500Mi", gracePeriod: "1m0s", state: "ok" },
+    ] as const;
+    const html = renderLivePage({ ...view, signals: [{ ...signal, thresholds }] }, undefined);
+    const chips = [...html.matchAll(/<span class="chip off">(.*?)<\/span>/g)].map((m) => m[1]);
+    assert.deepEqual(chips.slice(-2), ["hard 10% (25.2 GiB): ok", "soft 500Mi: ok"]);
+  });
 });

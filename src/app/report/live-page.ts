@@ -6,9 +6,12 @@
  */
 import type { NodeMemoryViewsView } from "../node-view/node-memory-views-view.js";
 import type { PodMemoryView, StatusView } from "../node-view/status-view.js";
+import type { Signal, StarvedResource } from "../../core/model.js";
+import { SIGNALS } from "../../core/signals.js";
 import type { ReportData } from "./report-data.js";
 import { CSS, esc, renderSignalCharts, SIGNAL_LEGEND } from "./report-html.js";
 import { LIVE_WINDOW_MS } from "./live-page-window.js";
+import { thresholdText } from "./threshold-text.js";
 
 /** How often the page reloads itself. */
 export const LIVE_REFRESH_SECONDS = 2;
@@ -44,12 +47,44 @@ ${view.capabilities.length === 0 ? "" : `<h2>Capabilities</h2><ul>${view.capabil
 `;
 }
 
+/**
+ * How close the ranked signal is to an eviction: a threshold met (or the last synchronize acting on
+ * it), a soft threshold crossed but still in its grace period, or no threshold met at all (the
+ * ranking is then only what would happen: the order for memory when nothing presses).
+ */
+export type NextVictimUrgency = "pressing" | "waiting" | "calm";
+
+export function nextVictimUrgency(view: StatusView, signal: Signal): NextVictimUrgency {
+  if (view.lastSync?.actedOn === signal) return "pressing";
+  const states = view.signals.find((s) => s.signal === signal)?.thresholds.map((t) => t.state) ?? [];
+  if (states.includes("met")) return "pressing";
+  return states.some((s) => s !== "ok") ? "waiting" : "calm";
+}
+
+const RUNS_OUT: Readonly<Record<StarvedResource, string>> = {
+  memory: "memory runs out",
+  "ephemeral-storage": "disk space runs out",
+  inodes: "inodes run out",
+  pids: "process IDs run out",
+};
+
 function nextVictim(view: StatusView): string {
   const r = view.ranking;
   if (r === null)
-    return `<section class="next" id="next"><h2>Next to go</h2><p>No ranking yet.</p></section>`;
+    return `<section class="next calm" id="next"><h2>Next to go</h2><p>No ranking yet.</p></section>`;
   const rows = r.order.slice(0, 8);
-  return `<section class="next" id="next"><h2>Next to go, for ${esc(r.signal)}: <code id="next-pod">${esc(r.next ?? "none (only critical pods)")}</code></h2>
+  const urgency = nextVictimUrgency(view, r.signal);
+  const heading =
+    urgency === "pressing"
+      ? `Next to go, for ${esc(r.signal)}`
+      : urgency === "waiting"
+        ? `Next to go if ${esc(r.signal)} stays below its threshold past the grace period`
+        : `Next to go if ${RUNS_OUT[SIGNALS[r.signal].resource]}`;
+  const note =
+    urgency === "calm"
+      ? `\n<p class="dim">No threshold is met: nothing would be evicted now. This is the order for ${esc(r.signal)}.</p>`
+      : "";
+  return `<section class="next ${urgency}" id="next"><h2>${heading}: <code id="next-pod">${esc(r.next ?? "none (only critical pods)")}</code></h2>${note}
 <table class="rank"><thead><tr><th>#</th><th>pod</th><th>why this place</th></tr></thead><tbody>
 ${rows.map((p) => `<tr class="${p.pod === r.next ? "picked" : ""}"><td>${p.place}</td><td>${esc(p.pod)}</td><td>${esc(p.reason)}</td></tr>`).join("\n")}
 </tbody></table>${r.order.length > rows.length ? `<p class="dim">… and ${r.order.length - rows.length} more.</p>` : ""}</section>`;
@@ -89,7 +124,7 @@ function signalTable(view: StatusView): string {
     const thresholds = s.thresholds
       .map(
         (t) =>
-          `<span class="chip ${t.state === "ok" ? "off" : "on"}">${esc(t.type)} ${esc(t.quantity ?? t.value)}: ${esc(t.state)}</span>`,
+          `<span class="chip ${t.state === "ok" ? "off" : "on"}">${esc(t.type)} ${esc(thresholdText(s.signal, t))}: ${esc(t.state)}</span>`,
       )
       .join(" ");
     return `<tr><td>${esc(s.signal)}</td><td class="num">${esc(s.available ?? "–")}</td><td class="num">${esc(s.capacity ?? "–")}</td><td>${thresholds}</td></tr>`;
@@ -133,5 +168,6 @@ const LIVE_CSS = `
 .chip{display:inline-block;border-radius:10px;padding:1px 8px;font-size:12px;border:1px solid #ccd}
 .chip.on{background:#fdecea;border-color:#e15759;color:#a01b1b}.chip.off{background:#f1f8ef;border-color:#8cc67f}
 .stale{color:#a05a00}
-.next{border:1px solid #e15759;border-radius:6px;padding:4px 14px;margin:12px 0}.num{text-align:right;font-variant-numeric:tabular-nums}
+.next{border:1px solid #dde;border-radius:6px;padding:4px 14px;margin:12px 0}.next.pressing{border-color:#e15759;background:#fdf0f0}.next.waiting{border-color:#f2b233;background:#fff8e8}
+.next.calm tr.picked{background:#f3f4f8}.next.waiting tr.picked{background:#fdf0d8}.num{text-align:right;font-variant-numeric:tabular-nums}
 `;

@@ -8,8 +8,8 @@
  */
 import { scaleLinear, scaleUtc, type ScaleLinear, type ScaleTime } from "d3-scale";
 import { area, curveStepAfter, line, stack, stackOrderNone, stackOffsetNone } from "d3-shape";
-import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
+import { count } from "../../core/plural.js";
 import { isOomRisk, OOM_RISK_BYTES, OOM_RISK_FRACTION } from "../../core/oom-risk.js";
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
 import type {
@@ -56,7 +56,7 @@ export function renderReportHtml(data: ReportData, generatedBy: string): string 
 <style>${CSS}</style></head>
 <body>
 <h1>evictd replay report</h1>
-<p class="sub">${esc(data.source)} · ${n} steps · ${esc(iso(t0))} → ${esc(iso(t1))} · ${esc(generatedBy)}</p>
+<p class="sub">${esc(data.source)} · ${count(n, "step")} · ${esc(iso(t0))} → ${esc(iso(t1))} · ${esc(generatedBy)}</p>
 ${environmentLine(data.environment)}${verdict(data)}
 <h2 id="signals">Signals</h2>
 ${SIGNAL_LEGEND}
@@ -123,7 +123,7 @@ function verdict(data: ReportData): string {
     ["evictions", String(data.evictions.length), data.evictions.length > 0 ? "bad" : "ok"],
     [
       "OOM-risk moments",
-      risky === 0 ? "0" : `${risky} steps, first ${iso(data.times[firstRisk ?? 0] ?? 0)}`,
+      risky === 0 ? "0" : `${count(risky, "step")}, first ${iso(data.times[firstRisk ?? 0] ?? 0)}`,
       risky > 0 ? "bad" : "ok",
     ],
     [
@@ -132,7 +132,7 @@ function verdict(data: ReportData): string {
       conditions.length > 0 ? "warn" : "ok",
     ],
     ["admissions refused", String(data.refusals.length), data.refusals.length > 0 ? "warn" : "ok"],
-    ["time range", `${duration((data.times[n - 1] ?? 0) - (data.times[0] ?? 0))} in ${n} steps`, ""],
+    ["time range", `${duration((data.times[n - 1] ?? 0) - (data.times[0] ?? 0))} in ${count(n, "step")}`, ""],
   ];
   return `<div class="verdict">${cells
     .map(
@@ -148,10 +148,8 @@ function signalChart(data: ReportData, s: SignalSeries, x: ScaleTime<number, num
   const thresholds = data.thresholds.filter((t) => t.signal === s.signal);
   // The capacity is not drawn: scaled to it, the interesting part (near the thresholds) is a sliver.
   const top = Math.max(maxOf(s.available), ...thresholds.map((t) => maxOf(t.reclaimLevel)), 1) * 1.05;
-  const y = scaleLinear()
-    .domain([0, top])
-    .nice()
-    .range([CHART_HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const unit = spec.unit === "bytes" ? "bytes" : spec.unit;
+  const y = yScale(top, unit, CHART_HEIGHT, Y_TICKS);
   const idx = drawIndexes(s.available);
   const parts: string[] = [];
   const band = (spans: readonly StepSpan[], cls: string, title: string): void => {
@@ -204,7 +202,6 @@ function signalChart(data: ReportData, s: SignalSeries, x: ScaleTime<number, num
       `<path class="refuse" d="M${f(rx)},${by}L${f(rx - 4)},${by - 8}L${f(rx + 4)},${by - 8}Z"><title>admission refused: ${esc(r.pod)}</title></path>`,
     );
   }
-  const unit = spec.unit === "bytes" ? "bytes" : spec.unit;
   const pressure = data.pressure?.find((p) => p.signal === s.signal);
   const views = s.signal === "memory.available" ? data.nodeMemoryViews : undefined;
   return `<figure class="chart" data-signal="${esc(s.signal)}">
@@ -238,10 +235,7 @@ function viewsStrip(
       maxOf(signal.available),
       1,
     ) * 1.05;
-  const y = scaleLinear()
-    .domain([0, top])
-    .nice()
-    .range([VIEWS_HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const y = yScale(top, "bytes", VIEWS_HEIGHT, 3);
   const path = (values: readonly number[], at: readonly number[], cls: string, title: string): string => {
     const d = line<number>()
       .defined((i) => !Number.isNaN(values[i] ?? Number.NaN))
@@ -287,10 +281,7 @@ const PRESSURE_HEIGHT = 110;
  */
 function pressureStrip(data: ReportData, p: PressureSeries, x: ScaleTime<number, number>): string {
   const top = Math.max(maxOf(p.some), maxOf(p.full), 1);
-  const y = scaleLinear()
-    .domain([0, top])
-    .nice()
-    .range([PRESSURE_HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const y = yScale(top, "%", PRESSURE_HEIGHT, 2);
   const path = (values: readonly number[], cls: string): string => {
     const d = line<number>()
       .defined((i) => !Number.isNaN(values[i] ?? Number.NaN))
@@ -328,10 +319,7 @@ function usageChart(data: ReportData, x: ScaleTime<number, number>): string {
   let top = 1;
   for (const layer of stacked) for (const p of layer) top = Math.max(top, p[1]);
   const height = 260;
-  const y = scaleLinear()
-    .domain([0, top])
-    .nice()
-    .range([height - MARGIN.bottom, MARGIN.top]);
+  const y = yScale(top, u.unit, height, Y_TICKS);
   const idx = drawIndexesOf(n, (i) => rows[i]?.reduce((a, b) => a + b, 0) ?? 0);
   const layers = stacked.map((layer, k) => {
     const d = area<number>()
@@ -426,26 +414,77 @@ function figureSourcesHtml(figures: Readonly<Record<string, string>> | undefined
 <table><thead><tr><th>signal or field</th><th>figures</th><th>from</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+/** How many y ticks a chart asks for (the strips under it ask for fewer). */
+const Y_TICKS = 4;
+
+/**
+ * Half the width of an x tick label (`12:34:56` at 11px): a label centred closer than this to the
+ * SVG's right edge is cut off, so it ends at its tick instead.
+ */
+const X_LABEL_HALF_WIDTH = 26;
+
+/**
+ * The y scale of a chart, from 0 to a round value above `top`. A byte axis ends on a multiple of a
+ * power-of-two step ({@link binaryStep}), so its ticks read round in the binary units they are
+ * printed in (a 500Mi threshold sits just under 512 MiB, not among ticks of "477 MiB"); any other
+ * axis (counts, percentages) ends on d3's round decimal value.
+ */
+function yScale(top: number, unit: string, height: number, ticks: number): ScaleLinear<number, number> {
+  const y = scaleLinear()
+    .domain([0, top])
+    .range([height - MARGIN.bottom, MARGIN.top]);
+  if (unit !== "bytes") return y.nice();
+  const step = binaryStep(top, ticks);
+  return y.domain([0, Math.ceil(top / step) * step]);
+}
+
+/** The smallest power of two (in bytes, at least one) that cuts [0, top] into at most `count` steps. */
+export function binaryStep(top: number, count: number): number {
+  let step = 1;
+  while (step * count < top) step *= 2;
+  return step;
+}
+
+/**
+ * A byte axis's ticks: every multiple of the binary step up to the scale's end. The step is at least
+ * a quarter of the top, so past 1 GiB it is at least 512 MiB and a label is whole or a half.
+ */
+export function binaryTicks(top: number, count: number): number[] {
+  const step = binaryStep(top, count);
+  return Array.from({ length: Math.floor(top / step) + 1 }, (_, i) => i * step);
+}
+
+/** A byte tick's label: `512 MiB`, `1 GiB`, `1.5 GiB` (exact, so no trailing `.0`). */
+export function byteTickLabel(v: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let k = 0;
+  let x = v;
+  while (Math.abs(x) >= 1024 && k < units.length - 1) {
+    x /= 1024;
+    k++;
+  }
+  return `${Number(x.toFixed(2))} ${units[k]}`;
+}
+
 function axes(
   x: ScaleTime<number, number>,
   y: ScaleLinear<number, number>,
   unit: string,
   height = CHART_HEIGHT,
-  yTicks = 4,
+  yTicks = Y_TICKS,
 ): string {
   const base = height - MARGIN.bottom;
-  const xt = x
-    .ticks(8)
-    .map(
-      (d) =>
-        `<g class="tick"><line x1="${f(x(d))}" x2="${f(x(d))}" y1="${base}" y2="${base + 4}"/><text x="${f(x(d))}" y="${base + 16}" text-anchor="middle">${esc(clock(d))}</text></g>`,
-    );
-  const yt = y
-    .ticks(yTicks)
-    .map(
-      (v) =>
-        `<g class="tick"><line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${f(y(v))}" y2="${f(y(v))}"/><text x="${MARGIN.left - 6}" y="${f(y(v) + 4)}" text-anchor="end">${esc(amount(v, unit))}</text></g>`,
-    );
+  const xt = x.ticks(8).map((d) => {
+    const at = x(d);
+    // The last label near the right edge ends at its tick: centred, it would run out of the SVG.
+    const anchor = at + X_LABEL_HALF_WIDTH > WIDTH ? "end" : "middle";
+    return `<g class="tick"><line x1="${f(at)}" x2="${f(at)}" y1="${base}" y2="${base + 4}"/><text x="${f(at)}" y="${base + 16}" text-anchor="${anchor}">${esc(clock(d))}</text></g>`;
+  });
+  const values = unit === "bytes" ? binaryTicks(y.domain()[1] ?? 0, yTicks) : y.ticks(yTicks);
+  const yt = values.map(
+    (v) =>
+      `<g class="tick"><line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${f(y(v))}" y2="${f(y(v))}"/><text x="${MARGIN.left - 6}" y="${f(y(v) + 4)}" text-anchor="end">${esc(unit === "bytes" ? byteTickLabel(v) : amount(v, unit))}</text></g>`,
+  );
   return `<g class="axis">${yt.join("")}${xt.join("")}<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${base}" y2="${base}"/></g>`;
 }
 
@@ -546,11 +585,6 @@ function f(v: number): string {
 
 export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** Which signals a report draws (used by tests and the CLI's progress line). */
-export function drawnSignals(data: ReportData): Signal[] {
-  return data.series.filter((s) => s.available.some((v) => !Number.isNaN(v))).map((s) => s.signal);
 }
 
 export const CSS = `

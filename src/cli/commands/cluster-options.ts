@@ -195,6 +195,19 @@ export async function clusterEvictionSettings(
 ): Promise<ClusterEvictionSettings> {
   if (configFile === undefined)
     return evictionSettingsFromConfigz(await api.kubeletConfig(signal), api.nodeName);
+  return clusterEvictionSettingsOf(configFile, undefined, api.nodeName);
+}
+
+/**
+ * The same settings from what the command already read: `configFile`, or else `configz` (the node's,
+ * read once at start by a command that also needs it for the kubelet's cgroups).
+ */
+export async function clusterEvictionSettingsOf(
+  configFile: string | undefined,
+  configz: unknown,
+  nodeName: string,
+): Promise<ClusterEvictionSettings> {
+  if (configFile === undefined) return evictionSettingsFromConfigz(configz, nodeName);
   const loaded = await loadEvictionConfig(configFile, []);
   return { ...loaded, flags: [], origin: configFile };
 }

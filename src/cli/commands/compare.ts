@@ -13,6 +13,7 @@ import { availableParallelism } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { OBJECTIVES, type FleetComparison, type Objective } from "../../app/compare/fleet-comparison.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
+import { count } from "../../core/plural.js";
 import { EXIT, InputError } from "../../errors.js";
 import { loadConfigVariants, type ConfigVariant } from "../../formats/load-config-variants.js";
 import { unwritableReason } from "../../formats/output-path.js";
@@ -245,7 +246,7 @@ export async function comparePlanCommand(
   // The shard count alone on stdout: a script sets the Indexed Job's completions from it.
   process.stdout.write(`${plan.shards.length}\n`);
   process.stderr.write(
-    `plan written to ${out}: ${plan.traces.length} traces × ${plan.configs.length} configurations in ${plan.shards.length} shards (indexes 0 to ${plan.shards.length - 1}, ${group === "trace" ? "one per trace" : "one per trace × configuration"})\n`,
+    `plan written to ${out}: ${count(plan.traces.length, "trace")} × ${count(plan.configs.length, "configuration")} in ${count(plan.shards.length, "shard")} (indexes 0 to ${plan.shards.length - 1}, ${group === "trace" ? "one per trace" : "one per trace × configuration"})\n`,
   );
   return EXIT.ok;
 }

@@ -13,6 +13,7 @@ import { runDaemon } from "./run.js";
 import { EXIT } from "../../errors.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { onReaderGone } from "../output/broken-pipe.js";
+import { count } from "../../core/plural.js";
 
 const NODE_FILE = `# The demo node: 640Mi of memory, evict when less than 160Mi is available.
 name: demo
@@ -143,7 +144,7 @@ export async function demoCommand(opts: { seconds: number }): Promise<number> {
     });
     if (ticker) clearInterval(ticker);
     out("");
-    out(`summary: ${log.evictions.length} eviction(s)`);
+    out(`summary: ${count(log.evictions.length, "eviction")}`);
     for (const e of log.evictions) out(`  - ${e.length > 160 ? `${e.slice(0, 157)}...` : e}`);
     out("the node's cgroups and processes are gone; the demo directory is removed.");
     return EXIT.ok;

@@ -46,12 +46,12 @@ const summary: NodeSummary = {
   pods: [podStats("web", "u-web", 700n * Mi), podStats("db", "u-db", 300n * Mi)],
 };
 
-function explain(): NodeExplanation {
+function explain(evictionHard: Record<string, string> = { "memory.available": "100Mi" }): NodeExplanation {
   const config = buildEvictionConfig({
     config: {
       apiVersion: "kubelet.config.k8s.io/v1beta1",
       kind: "KubeletConfiguration",
-      evictionHard: { "memory.available": "100Mi" },
+      evictionHard,
     },
   });
   assert.ok(config.ok);
@@ -99,5 +99,21 @@ describe("explain: a pod whose resize is not allocated", () => {
       line.includes(`memory request 1Gi allocated (spec asks 2Gi, resize Infeasible: ${INFEASIBLE})`),
       line,
     );
+  });
+});
+
+describe("explain: thresholds in the table", () => {
+  const thresholdCell = (text: string): string | undefined =>
+    /^memory\.available\s+\S+ of \S+\s+(.+?)\s{2,}-\s+\S+$/m.exec(text)?.[1];
+
+  test("a quantity as written", () => {
+    assert.equal(thresholdCell(renderExplanation(explain())), "hard < 100Mi");
+  });
+
+  test("a percentage as written, with the bytes it comes to in binary units (not a raw byte count)", () => {
+    // 10% of 1600Mi in the kubelet's float32 arithmetic: 167772162 bytes.
+    const view = explain({ "memory.available": "10%" });
+    assert.equal(view.signals[0]?.thresholds[0]?.quantity, "167772162", "/status keeps the exact figure");
+    assert.equal(thresholdCell(renderExplanation(view)), "hard < 10% (160 MiB)");
   });
 });

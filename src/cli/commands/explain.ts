@@ -7,13 +7,14 @@ import { explainClusterNode, type NodeExplanation } from "../../app/node-view/ex
 import type { NodeMemoryViewsView } from "../../app/node-view/node-memory-views-view.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
-import { clusterEvictionSettings } from "./cluster-options.js";
+import { clusterEvictionSettingsOf } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
 import { writeStdout } from "../output/output-failure.js";
 import { systemClock } from "../system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 import { terminalSafe } from "../output/terminal-text.js";
+import { thresholdText } from "../../app/report/threshold-text.js";
 
 export async function explainCommand(
   opts: ClusterCliOptions & NodeLocalCliOptions & { output: string },
@@ -34,12 +35,16 @@ export async function explainCommand(
     ...connect,
     onRetry: (notice) => process.stderr.write(`evictd: ${notice.message}\n`),
   });
-  const settings = await clusterEvictionSettings(api, opts.config);
-  for (const w of settings.warnings) process.stderr.write(terminalSafe(formatIssue(w)) + "\n");
-  const local =
-    opts.stats === "cgroups"
-      ? await (await import("./open-kubelet-cgroups.js")).openKubeletCgroups(api, opts)
+  // The kubelet's configuration, read once: the thresholds and (--stats cgroups) the cgroups' driver
+  // and root come from the same object. Not read when --config and both cgroup flags say it all.
+  const cgroups = opts.stats === "cgroups" ? await import("./open-kubelet-cgroups.js") : undefined;
+  const configz =
+    opts.config === undefined || cgroups?.cgroupsNeedConfigz(opts) === true
+      ? await api.kubeletConfig()
       : undefined;
+  const settings = await clusterEvictionSettingsOf(opts.config, configz, api.nodeName);
+  for (const w of settings.warnings) process.stderr.write(terminalSafe(formatIssue(w)) + "\n");
+  const local = cgroups?.openKubeletCgroups(opts, configz);
   let view;
   try {
     view = await explainClusterNode({
@@ -90,7 +95,7 @@ export function renderExplanation(v: NodeExplanation): string {
       rows.push([
         s.signal,
         available,
-        `${t.type} < ${t.value}${t.quantity !== undefined && t.quantity !== t.value ? ` (${t.quantity})` : ""}`,
+        `${t.type} < ${thresholdText(s.signal, t)}`,
         t.type === "soft" ? t.gracePeriod : "-",
         t.state,
       ]);

@@ -19,6 +19,7 @@ import { connectPrometheus, redactedUrl } from "../../prometheus/prometheus-http
 import { durationOption, outputPathIssue } from "./cluster-options.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { systemClock } from "../system-clock.js";
+import { count } from "../../core/plural.js";
 
 export interface ImportPrometheusCliOptions {
   readonly url: string;
@@ -199,8 +200,8 @@ export async function importPrometheusCommand(opts: ImportPrometheusCliOptions):
     renameSync(partial, opts.output);
     done = true;
     process.stderr.write(
-      `${tty ? "\n" : ""}${r.steps} step(s) of ${r.pods} pod(s) written to ${opts.output}` +
-        `${r.skippedSteps > 0 ? ` (${r.skippedSteps} step(s) without node memory left out, in ${r.gaps} gap(s))` : ""}` +
+      `${tty ? "\n" : ""}${count(r.steps, "step")} of ${count(r.pods, "pod")} written to ${opts.output}` +
+        `${r.skippedSteps > 0 ? ` (${count(r.skippedSteps, "step")} without node memory left out, in ${count(r.gaps, "gap")})` : ""}` +
         `; replay with: evictd replay ${opts.output}\n`,
     );
     return EXIT.ok;

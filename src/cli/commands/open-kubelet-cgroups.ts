@@ -1,19 +1,32 @@
 /** Opens what `--stats cgroups` names: the kubelet's cgroup tree on this node and a memory reader over it. */
 import { kubeletCgroupSettings } from "../../app/cluster/kubelet-cgroup-settings.js";
-import type { ClusterNodePort } from "../../app/cluster/cluster-node-port.js";
 import { KubeletCgroupTree } from "../../linux/kubelet-cgroups/kubelet-cgroup-tree.js";
 import { KubeletMemoryReader } from "../../linux/kubelet-cgroups/kubelet-memory-reader.js";
 import type { NodeLocalCliOptions } from "./node-local-options.js";
 
-/** The kubelet's cgroup tree on this node and a memory reader over it (driver and root from configz unless given). */
-export async function openKubeletCgroups(
-  api: ClusterNodePort,
+/**
+ * Whether these options need the kubelet's configz for its cgroups: `--stats cgroups` without both
+ * `--cgroup-driver` and `--cgroup-root` (the one left out comes from configz).
+ */
+export function cgroupsNeedConfigz(opts: NodeLocalCliOptions): boolean {
+  return opts.stats === "cgroups" && (opts.cgroupDriver === undefined || opts.cgroupRoot === undefined);
+}
+
+/**
+ * The kubelet's cgroup tree on this node and a memory reader over it: driver and root as given,
+ * else from `configz`, the kubelet's configuration the command read once at start (needed exactly
+ * when {@link cgroupsNeedConfigz}; the command's thresholds come from the same object).
+ */
+export function openKubeletCgroups(
   opts: NodeLocalCliOptions,
-): Promise<{ tree: KubeletCgroupTree; memory: KubeletMemoryReader }> {
+  configz: unknown,
+): { tree: KubeletCgroupTree; memory: KubeletMemoryReader } {
   let driver = opts.cgroupDriver as "cgroupfs" | "systemd" | undefined;
   let cgroupRoot = opts.cgroupRoot;
   if (driver === undefined || cgroupRoot === undefined) {
-    const fromConfigz = kubeletCgroupSettings(await api.kubeletConfig());
+    // Its defaults (cgroupfs, "/") would name some other cgroups: configz was not read.
+    if (configz === undefined) throw new Error("the kubelet's cgroup settings need its configz, not read");
+    const fromConfigz = kubeletCgroupSettings(configz);
     driver ??= fromConfigz.driver;
     cgroupRoot ??= fromConfigz.cgroupRoot;
   }

@@ -1,13 +1,14 @@
 /**
  * `evictd record --node NAME --duration 1h --interval 10s -o trace.jsonl`: a replayable trace of a
  * cluster node (see app/cluster/record-trace), appended line by line to the file. Progress goes to
- * stderr; Ctrl-C stops the recording and leaves a valid file.
+ * stderr; warnings and retries too, as plain lines (as `explain` prints them; `watch`, a daemon,
+ * logs JSON lines instead); Ctrl-C stops the recording and leaves a valid file.
  */
 import { createTraceFile, type TraceFile } from "../../formats/scenario/compressed-scenario.js";
-import { destination, pino } from "pino";
 import { recordTrace } from "../../app/cluster/record-trace.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
-import type { Issue } from "../../core/issues.js";
+import { formatIssue, type Issue } from "../../core/issues.js";
+import type { LoggerPort } from "../../app/ports.js";
 import { EXIT, InputError } from "../../errors.js";
 import {
   clusterEvictionSettings,
@@ -19,6 +20,33 @@ import {
 import { systemClock } from "../system-clock.js";
 import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import { stopOnSignals } from "../stop-on-signals.js";
+import { terminalSafe } from "../output/terminal-text.js";
+import { count } from "../../core/plural.js";
+
+/**
+ * Writes one plain line on stderr, made safe for a terminal (it may quote the API server); on a
+ * terminal the progress line it would land on is cleared first (the next sample redraws it).
+ */
+function stderrLine(tty: boolean): (text: string) => void {
+  return (text) => process.stderr.write(`${tty ? "\r\x1b[K" : ""}${terminalSafe(text)}\n`);
+}
+
+/**
+ * record's log for the person who started it: a line each, `warning: ` before warnings, the
+ * fields after the message in parentheses (`warning: sample 3 failed; the trace skips it (err: ...)`).
+ */
+function plainLog(line: (text: string) => void): LoggerPort {
+  const at =
+    (prefix: string) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      const details = Object.entries(fields)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .join(", ");
+      line(`${prefix}${message}${details !== "" ? ` (${details})` : ""}`);
+    };
+  return { info: at(""), warn: at("warning: "), error: at("error: ") };
+}
 
 export async function recordCommand(
   opts: ClusterCliOptions & { duration: string; interval: string; output: string; fullSummaries?: boolean },
@@ -31,15 +59,14 @@ export async function recordCommand(
     issues.push({ severity: "error", path: "--output", code: "invalid", message: "expected a file name" });
   else outputPathIssue("--output", opts.output, issues);
   if (issues.length > 0) throw new InputError(issues);
-  const log = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, destination(2));
-  const api = await connectClusterNode({
-    ...connect,
-    onRetry: (n) =>
-      log.warn({ method: n.method, path: n.path, attempt: n.attempt, retryInMs: n.retryInMs }, n.message),
-  });
-  const settings = await clusterEvictionSettings(api, opts.config);
-  const stop = stopOnSignals();
   const tty = process.stderr.isTTY;
+  const line = stderrLine(tty);
+  const log = plainLog(line);
+  // Every retry is said as it happens, as explain says it.
+  const api = await connectClusterNode({ ...connect, onRetry: (n) => line(`evictd: ${n.message}`) });
+  const settings = await clusterEvictionSettings(api, opts.config);
+  for (const w of settings.warnings) line(formatIssue(w));
+  const stop = stopOnSignals();
   let file: TraceFile | undefined;
   try {
     const r = await recordTrace({
@@ -59,7 +86,7 @@ export async function recordCommand(
       progress: (line) => process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`),
     });
     process.stderr.write(
-      `${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${r.steps} sample(s) written to ${opts.output}; replay with: evictd replay ${opts.output}\n`,
+      `${tty ? "\n" : ""}${r.interrupted ? "interrupted: " : ""}${count(r.steps, "sample")} written to ${opts.output}; replay with: evictd replay ${opts.output}\n`,
     );
     return EXIT.ok;
   } finally {

@@ -9,6 +9,8 @@ import { PodRoster } from "../../app/replay/pod-roster.js";
 import { Replayer, type ReplayPlan, type StepOutcome } from "../../app/replay/run-replay.js";
 import { openScenarioFile, openScenarioInput } from "../../formats/scenario/open-scenario.js";
 import { formatIssue } from "../../core/issues.js";
+// Renamed: `count` below is the number of steps replayed.
+import { count as counted } from "../../core/plural.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
 import { terminalSafe } from "../output/terminal-text.js";
@@ -135,7 +137,7 @@ export async function replayCommand(
       ]);
     }
     process.stderr.write(
-      `report written to ${opts.report}: ${data.times.length} steps, ${data.evictions.length} evictions\n`,
+      `report written to ${opts.report}: ${counted(data.times.length, "step")}, ${counted(data.evictions.length, "eviction")}\n`,
     );
   }
 

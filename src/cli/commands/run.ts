@@ -5,46 +5,43 @@
  * loop until stopped. Decisions come from the pure engine; this file only wires adapters to ports.
  * Logs are JSON lines on stdout (pino); every eviction's `msg` is a one-line human summary.
  */
-import { accessSync, constants, mkdirSync, rmSync, statSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { daemonLogger } from "../output/daemon-logger.js";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { LoggerPort, PodsPort } from "../../app/ports.js";
 import { systemClock } from "../system-clock.js";
-import { manifestProblem, type DaemonSnapshot, type ManifestProblem } from "../../app/node-view/snapshot.js";
+import type { DaemonSnapshot, ManifestProblem } from "../../app/node-view/snapshot.js";
 import { loadNodeSpec } from "../../formats/node-file.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
 import { detectOwnCgroups } from "../../linux/cgroups/detect-cgroups.js";
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
-import { ManifestSource, type ManifestListener } from "../../runtime/manifest-source.js";
+import { ManifestSource } from "../../runtime/manifest-source.js";
+import { manifestAdmission } from "../../runtime/manifest-admission.js";
+import { prepareNodeDirectories } from "../../runtime/node-directories.js";
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import { activeContainerLogs, ContainerLogMonitor } from "../../runtime/container-log-monitor.js";
 import type { RunnablePod } from "../../runtime/runnable-pod.js";
-import { rejectedPodStatus } from "../../core/admission.js";
-import { admitPodToNode } from "../../core/node-admission.js";
 import type { FilesystemLayout, NodeCondition, NodeSummary } from "../../core/model.js";
-import { currentRanking } from "../../core/rank/explain-ranking.js";
-import { withPodMemoryFigures } from "../../app/node-view/pod-memory-figures.js";
+import { buildDaemonSnapshot } from "../../app/node-view/build-daemon-snapshot.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
 import { IssueList } from "../../core/issues.js";
-import { AdapterError, errnoCode, EXIT } from "../../errors.js";
+import { EXIT } from "../../errors.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { ownProcessFigures } from "../../linux/own-process.js";
 import { startHttpServer, type DaemonHttpServer } from "../../server/http-server.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
-import { LoopThread, type LoopThreadHandlers } from "../loop-thread/loop-thread.js";
-import type { LastSummary, PodsUpdate } from "../loop-thread/protocol.js";
-import { YoungGenerationTrim } from "../gc/young-generation-trim.js";
+import { LoopThread, type LoopThreadHandlers } from "../../daemon/loop-thread/loop-thread.js";
+import type { LastSummary, PodsUpdate } from "../../daemon/loop-thread/protocol.js";
+import { YoungGenerationTrim } from "../../daemon/gc/young-generation-trim.js";
 import { FinalStatusJournal, openFinalStatusJournal } from "../../runtime/final-status-journal.js";
 import { lockStateDir } from "../../runtime/state-dir-lock.js";
 
 /** How long an HTTP request waits for the loop thread's last Summary before answering with the one before. */
 const SUMMARY_WAIT_MS = 2000;
-/** Problems of one bad manifest file shown in its log line (all of them are in /status). */
-const MANIFEST_LOG_PROBLEMS = 3;
 
 export interface RunOptions {
   readonly nodeFile: string;
@@ -56,46 +53,6 @@ export interface RunOptions {
   readonly cleanupOnExit?: boolean;
   /** Called once the HTTP server listens (tests read the port from it). */
   readonly onReady?: (info: { url: string; nodeCgroup: string | undefined }) => void;
-}
-
-/**
- * The node's two directories, checked before anything starts. stateDir is the daemon's own: created
- * when missing, refused when it is not a writable directory. manifestDir is the operator's: it must
- * exist (a mistyped path silently created would run no pods and say nothing). Returns the first
- * directory this created (to remove again should the start fail), or undefined.
- */
-function prepareDirectories(spec: {
-  readonly stateDir: string;
-  readonly manifestDir: string;
-}): string | undefined {
-  let created: string | undefined;
-  try {
-    created = mkdirSync(spec.stateDir, { recursive: true });
-    if (!statSync(spec.stateDir).isDirectory())
-      throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
-    accessSync(spec.stateDir, constants.W_OK | constants.X_OK);
-  } catch (e) {
-    const code = errnoCode(e);
-    throw new AdapterError("state-dir", `cannot use stateDir ${spec.stateDir}: ${code ?? String(e)}`, {
-      hint:
-        code === "EACCES" || code === "EPERM" || code === "EROFS"
-          ? "run as a user that may write there (the daemon needs root for cgroups), or set stateDir in the node file to a writable directory"
-          : "set stateDir in the node file to a directory (it is created when missing)",
-    });
-  }
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(spec.manifestDir).isDirectory();
-  } catch {
-    // Reported below.
-  }
-  if (!isDirectory) {
-    if (created !== undefined) rmSync(created, { recursive: true, force: true });
-    throw new AdapterError("manifest-dir", `manifestDir ${spec.manifestDir} is not a directory`, {
-      hint: `create it (mkdir -p ${spec.manifestDir}) or correct manifestDir in the node file`,
-    });
-  }
-  return created;
 }
 
 /**
@@ -137,7 +94,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
   const { spec, warnings } = await loadNodeSpec(options.nodeFile);
   for (const w of warnings) log.warn({ path: w.path, file: w.file }, w.message);
   const undo = new StartUndo();
-  const createdStateDir = prepareDirectories(spec);
+  const createdStateDir = prepareNodeDirectories(spec);
   if (createdStateDir !== undefined)
     undo.push(() => rmSync(createdStateDir, { recursive: true, force: true }));
   // One daemon per node: the state directory first, then the node cgroup (createNode, exclusive).
@@ -213,7 +170,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     throw e;
   }
 
-  // The eviction loop runs in a thread of its own (cli/loop-thread/); this thread runs the pods,
+  // The eviction loop runs in a thread of its own (daemon/loop-thread/); this thread runs the pods,
   // HTTP, metrics and logs. Set once the loop thread is up.
   let thread: LoopThread | undefined;
   // Pod starts come in bursts (a restart adopts 110 pods): one update per turn of the event loop.
@@ -319,28 +276,23 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     const latest = await latestSummary();
     if (latest !== undefined && !("decoded" in latest))
       latest.decoded = decodeSummary(latest.raw, "summary", systemClock.now(), new IssueList());
-    const figures = latest?.podMemory;
-    const decoded = latest?.decoded;
-    const ranked =
-      decoded !== undefined && figures !== undefined ? withPodMemoryFigures(decoded, figures) : decoded;
-    const ranking = currentRanking(report, layout, runtime.activePods(), ranked);
-    return {
+    return buildDaemonSnapshot({
       node: spec,
       startedAt,
       now: systemClock.now(),
       capabilities,
       conditions: conditions(),
+      layout,
       ...(report !== undefined ? { lastReport: report } : {}),
-      ...(latest !== undefined ? { summary: latest.raw } : {}),
-      ...(latest?.nodeMemoryViews !== undefined ? { nodeMemoryViews: latest.nodeMemoryViews } : {}),
+      ...(latest !== undefined ? { rawSummary: latest.raw } : {}),
+      ...(latest?.decoded !== undefined ? { summary: latest.decoded } : {}),
       pods: runtime.statusViews(),
-      ...(figures !== undefined ? { podMemory: figures } : {}),
-      ...(ranking !== undefined ? { ranking } : {}),
-      evictions: journal.evictions,
-      evictionCounts: journal.evictionCounts,
-      history: () => journal.history(),
+      activePods: runtime.activePods(),
+      ...(latest?.podMemory !== undefined ? { podMemory: latest.podMemory } : {}),
+      ...(latest?.nodeMemoryViews !== undefined ? { nodeMemoryViews: latest.nodeMemoryViews } : {}),
+      journal,
       manifestErrors,
-    };
+    });
   };
 
   const youngGenerationTrim = new YoungGenerationTrim();
@@ -379,60 +331,17 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     },
   };
 
-  /** Stops a pod whose manifest went away or changed (its own grace period), then deletes what is kept of it. */
-  const stopAndForget = async (pod: RunnablePod, reason: string, message: string): Promise<void> => {
-    const kill = await runtime.kill(pod, pod.terminationGracePeriodSeconds, {
-      phase: "Failed",
-      reason,
-      message,
-      conditions: [],
-    });
-    await kill.done;
-    await runtime.forget(pod);
-  };
-
   // New pods go through admission against the conditions the loop reports now.
-  const listener: ManifestListener = {
-    added: (pod: RunnablePod) => {
-      const verdict = admitPodToNode(pod, conditions(), runtime.nonTerminatedPods(), {
-        memoryBytes: spec.allocatableMemoryBytes,
-        pods: spec.maxPods,
-      });
-      const action = verdict.admit
-        ? runtime.start(pod)
-        : runtime.reject(pod, { ...rejectedPodStatus(verdict), conditions: [] });
-      if (!verdict.admit)
-        log.warn({ pod: pod.key, reason: verdict.reason }, `rejected ${pod.key}: ${verdict.message.trim()}`);
-      action.catch((e: unknown) => log.error({ pod: pod.key, err: String(e) }, "cannot start pod"));
+  const listener = manifestAdmission({
+    runtime,
+    allocatable: { memoryBytes: spec.allocatableMemoryBytes, pods: spec.maxPods },
+    conditions,
+    logger: log,
+    onManifestProblems: (problems) => {
+      manifestErrors = problems;
+      metrics.setManifestErrors(problems.filter((e) => e.errors.length > 0).length);
     },
-    removed: (pod: RunnablePod) => {
-      stopAndForget(pod, "Deleted", "The pod manifest was removed").catch((e: unknown) =>
-        log.error({ pod: pod.key, err: String(e) }, "cannot stop removed pod"),
-      );
-    },
-    changed: (previous: RunnablePod, next: RunnablePod) => {
-      log.info({ pod: next.key }, "manifest changed: restarting the pod");
-      stopAndForget(previous, "Replaced", "The pod manifest changed")
-        .then(() => runtime.start(next))
-        .catch((e: unknown) => log.error({ pod: next.key, err: String(e) }, "cannot restart changed pod"));
-    },
-    errors: (errs) => {
-      manifestErrors = errs.map((e) => manifestProblem(e.file, e.issues));
-      metrics.setManifestErrors(manifestErrors.filter((e) => e.errors.length > 0).length);
-      // Each message is bounded (read-manifest-file.ts); a file with many problems shows the first few.
-      for (const e of manifestErrors) {
-        const problems = [...e.errors, ...e.warnings];
-        const more =
-          problems.length > MANIFEST_LOG_PROBLEMS
-            ? `; … ${problems.length - MANIFEST_LOG_PROBLEMS} more in /status`
-            : "";
-        log.warn(
-          { file: e.file },
-          `bad pod manifest: ${problems.slice(0, MANIFEST_LOG_PROBLEMS).join("; ")}${more}`,
-        );
-      }
-    },
-  };
+  });
   const manifests = new ManifestSource({ dir: spec.manifestDir, logger: log, listener });
   // Manifests are read in a worker thread (runtime/manifest-read-thread.ts): started now, it is up
   // by the time the first scan needs it.

@@ -23,21 +23,21 @@ import { createTraceFile, type TraceFile } from "../../formats/scenario/compress
 import { watchCapabilities } from "../../app/cluster/watch-capabilities.js";
 import { EvictionLoop, type LoopStep } from "../../app/loop/eviction-loop.js";
 import { WakeRehearsals } from "../../app/loop/wake-rehearsals.js";
-import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
+import { scavengeWhenIdle } from "../../daemon/gc/idle-scavenge.js";
 import { summaryStatsPort } from "../../app/loop/summary-stats-port.js";
 import { podStatusView } from "../../app/node-view/pod-status-view.js";
 import type { DaemonSnapshot, PodStatusView } from "../../app/node-view/snapshot.js";
 import { LastPodMemory } from "../../app/node-view/last-pod-memory.js";
-import { withPodMemoryFigures } from "../../app/node-view/pod-memory-figures.js";
+import { buildDaemonSnapshot } from "../../app/node-view/build-daemon-snapshot.js";
 import type { ClockPort, LoggerPort, WakePort } from "../../app/ports.js";
 import { IssueList, type Issue } from "../../core/issues.js";
 import { decodePod } from "../../core/pod/decode-pod.js";
 import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
-import { currentRanking } from "../../core/rank/explain-ranking.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
 import { EXIT, InputError } from "../../errors.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
-import { openKubeletCgroups } from "./open-kubelet-cgroups.js";
+import { cgroupsNeedConfigz, openKubeletCgroups } from "./open-kubelet-cgroups.js";
+import type { ClusterEvictionSettings } from "../../app/cluster/eviction-settings.js";
 import { planKubeletWakeSources } from "../../linux/kubelet-cgroups/kubelet-wake-sources.js";
 import { KubeletOomKillCounter } from "../../linux/kubelet-cgroups/kubelet-oom-kills.js";
 import {
@@ -62,6 +62,7 @@ import { systemClock } from "../system-clock.js";
 import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import {
   clusterEvictionSettings,
+  clusterEvictionSettingsOf,
   connectOptions,
   durationOption,
   listenOption,
@@ -86,6 +87,11 @@ export interface WatchOptions {
   readonly listen: { readonly host: string; readonly port: number };
   /** A KubeletConfiguration file to use instead of the node's configz. */
   readonly configFile?: string;
+  /**
+   * The eviction settings, read by the caller (watchCommand reads configz once for them, the
+   * kubelet's cgroups and the kernel wakes); absent: read here, from `configFile` or configz.
+   */
+  readonly settings?: ClusterEvictionSettings;
   /** Write the decision log (replay step records, one per synchronize) here. */
   readonly decisionLog?: string;
   /** Write a replayable JSONL trace of every sample the loop acted on here. */
@@ -122,11 +128,13 @@ export async function runWatch(o: WatchOptions): Promise<void> {
   const clock = o.clock ?? systemClock;
   // A cluster that does not answer yet is waited for, each try logged; `undefined`: stopped first.
   const startup = { log, clock, signal: o.signal };
-  const settings = await untilAnswered(
-    "reading the kubelet's configuration",
-    () => clusterEvictionSettings(api, o.configFile, o.signal),
-    startup,
-  );
+  const settings =
+    o.settings ??
+    (await untilAnswered(
+      "reading the kubelet's configuration",
+      () => clusterEvictionSettings(api, o.configFile, o.signal),
+      startup,
+    ));
   if (settings === undefined) return;
   for (const w of settings.warnings) log.warn({ path: w.path, file: w.file }, w.message);
 
@@ -284,28 +292,24 @@ export async function runWatch(o: WatchOptions): Promise<void> {
       const report = lastStep?.report;
       const sample = lastStep?.sample;
       const views = podViews();
-      const active = views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod);
-      const figures = podMemory.figures();
-      const ranked = sample === undefined ? undefined : withPodMemoryFigures(sample.summary, figures);
-      const ranking = currentRanking(report, layout, active, ranked);
       // With --stats cgroups: the node's memory three ways, read now for the page that asks.
       const nodeMemoryViews = local?.memory.readNodeMemoryViews?.();
-      return {
+      return buildDaemonSnapshot({
         node: { name: api.nodeName, listen: o.listen, eviction: settings.config },
         startedAt,
         now: clock.now(),
         capabilities,
         conditions: loop.engineState.nodeConditions,
+        layout,
         ...(report !== undefined ? { lastReport: report } : {}),
-        ...(sample !== undefined ? { summary: sample.raw } : {}),
-        ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
+        ...(sample !== undefined
+          ? { rawSummary: sample.raw, summary: sample.summary, podMemory: podMemory.figures() }
+          : {}),
         pods: views,
-        ...(sample !== undefined ? { podMemory: figures } : {}),
-        ...(ranking !== undefined ? { ranking } : {}),
-        evictions: journal.evictions,
-        evictionCounts: journal.evictionCounts,
-        history: () => journal.history(),
-      };
+        activePods: views.filter((v) => !isTerminalPhase(v.phase)).map((v) => v.pod),
+        ...(nodeMemoryViews !== undefined ? { nodeMemoryViews } : {}),
+        journal,
+      });
     };
 
     const loop = new EvictionLoop({
@@ -485,17 +489,24 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       startup,
     );
     if (api === undefined) return EXIT.ok;
-    if (opts.stats === "cgroups") {
-      nodeLocal = await untilAnswered(
-        "reading the kubelet's cgroup settings",
-        () =>
-          nodeLocalStats(api, opts, intervalMs, (name, e) =>
-            log.warn({ source: name, err: String(e) }, "wake source failed"),
-          ),
+    // The kubelet's configuration, read once: the loop's thresholds, the kernel wakes armed on them
+    // and the cgroups' driver and root all come from this one object. Not read when --config gives
+    // the thresholds and --stats cgroups (if asked) has both --cgroup-driver and --cgroup-root.
+    let configz: unknown;
+    if (opts.config === undefined || cgroupsNeedConfigz(opts)) {
+      const read = await untilAnswered(
+        "reading the kubelet's configuration",
+        () => api.kubeletConfig(stop.signal).then((body) => ({ body })),
         startup,
       );
-      if (nodeLocal === undefined) return EXIT.ok;
+      if (read === undefined) return EXIT.ok;
+      configz = read.body;
     }
+    const settings = await clusterEvictionSettingsOf(opts.config, configz, api.nodeName);
+    if (opts.stats === "cgroups")
+      nodeLocal = nodeLocalStats(opts, configz, settings, intervalMs, (name, e) =>
+        log.warn({ source: name, err: String(e) }, "wake source failed"),
+      );
     const mode: EnforceMode = !opts.enforce ? "shadow" : opts.useEvictionApi ? "eviction-api" : "delete";
     await runWatch({
       ...(nodeLocal !== undefined ? { nodeLocal } : {}),
@@ -507,6 +518,7 @@ export async function watchCommand(opts: WatchCliOptions): Promise<number> {
       intervalMs,
       listen,
       ...(opts.config !== undefined ? { configFile: opts.config } : {}),
+      settings,
       ...(opts.decisionLog !== undefined ? { decisionLog: opts.decisionLog } : {}),
       ...(opts.record !== undefined ? { recordTo: opts.record } : {}),
       ...(opts.fullSummaries === true ? { fullSummaries: true } : {}),
@@ -536,27 +548,28 @@ export function evictionPreflightFor(mode: EnforceMode, asked: boolean | undefin
 
 /**
  * `--stats cgroups`: the kubelet's pod cgroups on this node (driver and cgroupRoot from its configz
- * unless given), read through a memory reader, and the kernel notifications on them.
+ * unless given), read through a memory reader, and the kernel notifications on them, armed at the
+ * thresholds the loop decides on (`settings`, from the same configz or the --config file).
  */
-async function nodeLocalStats(
-  api: ClusterNodePort,
+function nodeLocalStats(
   opts: WatchCliOptions,
+  configz: unknown,
+  settings: ClusterEvictionSettings,
   intervalMs: number,
   onError: (source: string, error: unknown) => void,
-): Promise<NonNullable<WatchOptions["nodeLocal"]>> {
-  const { tree, memory } = await openKubeletCgroups(api, opts);
-  let settings;
+): NonNullable<WatchOptions["nodeLocal"]> {
+  const { tree, memory } = openKubeletCgroups(opts, configz);
+  let plan;
   try {
-    settings = await clusterEvictionSettings(api, opts.config);
+    plan = planKubeletWakeSources({
+      tree,
+      thresholds: settings.config.thresholds,
+      housekeepingIntervalMs: intervalMs,
+    });
   } catch (error) {
     memory.close();
     throw error;
   }
-  const plan = planKubeletWakeSources({
-    tree,
-    thresholds: settings.config.thresholds,
-    housekeepingIntervalMs: intervalMs,
-  });
   const wake = new NotificationWakePort({
     sources: plan.thresholds,
     others: plan.others,

@@ -6,6 +6,7 @@ import { amount, duration } from "../../app/report/report-html.js";
 import type { ConfigRow, FleetComparison } from "../../app/compare/fleet-comparison.js";
 import { basename } from "node:path";
 import { terminalSafe } from "./terminal-text.js";
+import { count } from "../../core/plural.js";
 
 function pad(cells: readonly string[][]): string {
   const widths = cells[0]?.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length))) ?? [];
@@ -50,16 +51,16 @@ export function compareTable(c: FleetComparison): string {
       r.failed > 0 ? `${r.nodes} (+${r.failed} failed)` : String(r.nodes),
       String(r.evictions),
       String(r.podsEvicted),
-      r.oomRiskSteps === 0 ? "0" : `${r.oomRiskSteps} (${r.oomRiskNodes} nodes)`,
+      r.oomRiskSteps === 0 ? "0" : `${r.oomRiskSteps} (${count(r.oomRiskNodes, "node")})`,
       headroom(r),
       pressure(r),
       String(r.refusedAdmissions),
-      r.divergedPods === 0 ? "0" : `${r.divergedPods} (${r.divergedSteps} steps)`,
+      r.divergedPods === 0 ? "0" : `${r.divergedPods} (${count(r.divergedSteps, "step")})`,
       r.allocatableBytes === null ? "—" : amount(r.allocatableBytes, "bytes"),
     ]),
   ];
   const lines = [
-    `${c.traces.length} traces × ${c.configs.length} configurations, ${c.whatIf ? "what-if" : "open loop"}`,
+    `${count(c.traces.length, "trace")} × ${count(c.configs.length, "configuration")}, ${c.whatIf ? "what-if" : "open loop"}`,
     "",
     ...pad(rows).split("\n"),
     "",
@@ -74,7 +75,7 @@ export function compareTable(c: FleetComparison): string {
     lines.push("", "worst nodes:");
     for (const r of worst)
       lines.push(
-        `  ${r.config}: ${r.worst.map((w) => `${w.node} [${basename(w.trace)}] (${w.evictions} evictions, ${w.oomRiskSteps} OOM-risk)`).join(", ")}`,
+        `  ${r.config}: ${r.worst.map((w) => `${w.node} [${basename(w.trace)}] (${count(w.evictions, "eviction")}, ${w.oomRiskSteps} OOM-risk)`).join(", ")}`,
       );
   }
   if (c.failures.length > 0) {

@@ -14,6 +14,7 @@ import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 import { terminalSafe } from "./terminal-text.js";
+import { count } from "../../core/plural.js";
 
 const dur = formatDurationMs;
 
@@ -36,7 +37,7 @@ export interface TextSink {
 export function tableHeader(scenario: ScenarioHeader, plan: ReplayPlan, steps: number, pods: number): string {
   const t = plan.thresholds.filter((x) => x.operator !== "");
   return (
-    `evictd replay: ${steps} steps, ${pods} pods, filesystems: ${plan.layout}\n` +
+    `evictd replay: ${count(steps, "step")}, ${count(pods, "pod")}, filesystems: ${plan.layout}\n` +
     `thresholds: ${t.map((x) => `${x.signal}${thresholdLabel(x)}`).join(", ") || "none"}\n` +
     `max pod grace: ${scenario.config.maxPodGracePeriodSeconds}s, pressure transition: ${dur(scenario.config.pressureTransitionPeriodMs)}\n`
   );
@@ -141,7 +142,7 @@ export class TableWriter {
   }
 
   end(): void {
-    this.out.write(`\n${this.steps} steps, ${this.evicted.length} evictions\n`);
+    this.out.write(`\n${count(this.steps, "step")}, ${count(this.evicted.length, "eviction")}\n`);
     for (const e of this.evicted) this.out.write(`  ${e.at}  ${terminalSafe(e.pod)}  (${e.signal})\n`);
   }
 }

@@ -75,8 +75,3 @@ export function withContainerFsThresholds(
   }
   return out;
 }
-
-/** Whether user-provided containerfs thresholds were overridden (worth a warning). */
-export function conflictingContainerFsThresholds(thresholds: readonly Threshold[]): Threshold[] {
-  return thresholds.filter((t) => t.signal.startsWith("containerfs.") && t.origin !== "containerfs");
-}

@@ -10,8 +10,6 @@ import { aggregateContainerRequests, isPodLevelRequestsSet } from "./resources.j
 
 export const GUARANTEED_OOM_SCORE_ADJ = -997;
 export const BEST_EFFORT_OOM_SCORE_ADJ = 1000;
-/** The kubelet's own adjustment (config `oomScoreAdj`) and kube-proxy's, for reference. */
-export const KUBELET_OOM_SCORE_ADJ = -999;
 
 /** Go int64 arithmetic wraps; keep every intermediate in that domain. */
 function int64(n: bigint): bigint {

@@ -7,6 +7,7 @@
 import type { FilesystemLayout, Pod, Signal } from "../model.js";
 import { podFacts } from "../pod/pod-facts.js";
 import { rankFsStatsFor } from "../engine/signal-tables.js";
+import { isMemorySignal } from "../signals.js";
 import {
   byPriority,
   byProcessCount,
@@ -82,7 +83,7 @@ const DISK_ORDER = MEMORY_ORDER;
 const PID_ORDER = orderedBy(byPriority, byProcessCount);
 
 function rankSpecFor(signal: Signal, layout: FilesystemLayout): RankSpec | undefined {
-  if (signal === "memory.available" || signal === "allocatableMemory.available") {
+  if (isMemorySignal(signal)) {
     return { keys: memoryKeys, order: MEMORY_ORDER };
   }
   if (signal === "pid.available") return { keys: pidKeys, order: PID_ORDER };

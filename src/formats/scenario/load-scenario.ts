@@ -8,12 +8,7 @@ import { dirname, resolve } from "node:path";
 import { IssueList, type Issue } from "../../core/issues.js";
 import type { Scenario, ScenarioStep } from "../../app/replay/scenario.js";
 import { locateIssues, type PositionLookup } from "../position-lookup.js";
-import {
-  decodeText,
-  parseStructuredText,
-  readStructuredFile,
-  type StructuredFile,
-} from "../structured-file.js";
+import { parseStructuredText, readStructuredFile, type StructuredFile } from "../structured-file.js";
 import { isRawObject } from "../../core/raw/raw-object.js";
 import { describeValue } from "../../core/raw/describe-value.js";
 import { ReferencedFiles } from "./referenced-files.js";
@@ -36,17 +31,6 @@ export async function loadScenarioText(
   const parsed = parseStructuredText(text, label, "scenario");
   if (!parsed.ok) return parsed;
   return loadScenario(parsed, label, baseDir);
-}
-
-/** A scenario read from raw bytes (stdin), checked like a file: not empty, not binary, UTF-8. */
-export async function loadScenarioBytes(
-  bytes: Uint8Array,
-  label: string,
-  baseDir: string,
-): Promise<ScenarioResult> {
-  const text = decodeText(bytes, label, "scenario");
-  if (!text.ok) return text;
-  return loadScenarioText(text.text, label, baseDir);
 }
 
 /**

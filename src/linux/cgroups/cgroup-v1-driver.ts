@@ -11,6 +11,7 @@ import type {
 } from "./cgroup-driver.js";
 import { counter } from "./cgroup-files.js";
 import { CgroupfsDriver, type CgroupHost } from "./cgroupfs-driver.js";
+import { readPidsController } from "./read-pids-controller.js";
 
 /** Where the daemon's own cgroups are: `<mount>/<own path>` in each hierarchy. */
 export interface CgroupV1Roots {
@@ -146,12 +147,7 @@ export class CgroupV1Driver extends CgroupfsDriver {
         },
       );
     }
-    const max = await this.files.readLimit(join(dir, "pids.max"));
-    return {
-      current: Number(await this.files.readInteger(join(dir, "pids.current"))),
-      max: max === undefined ? undefined : Number(max),
-      limitHits: counter(await this.files.readKeyed(join(dir, "pids.events")), "max"),
-    };
+    return readPidsController(this.files, dir);
   }
 
   /**

@@ -12,6 +12,7 @@ import type {
 import { counter } from "./cgroup-files.js";
 import { DAEMON_LEAF } from "./cgroup-layout.js";
 import { CgroupfsDriver, type CgroupHost } from "./cgroupfs-driver.js";
+import { readPidsController } from "./read-pids-controller.js";
 
 /** Where the daemon's own cgroup is, and which controllers to manage. */
 export interface CgroupV2Options {
@@ -191,12 +192,7 @@ export class CgroupV2Driver extends CgroupfsDriver {
         `cannot read pids of ${cgroup.path}: the pids controller is not delegated to ${this.#dir}`,
       );
     }
-    const max = await this.files.readLimit(join(dir, "pids.max"));
-    return {
-      current: Number(await this.files.readInteger(join(dir, "pids.current"))),
-      max: max === undefined ? undefined : Number(max),
-      limitHits: counter(await this.files.readKeyed(join(dir, "pids.events")), "max"),
-    };
+    return readPidsController(this.files, dir);
   }
 
   /** `oom_kill` in memory.events is hierarchical: the kernel counts it in the victim's cgroup and every ancestor. */

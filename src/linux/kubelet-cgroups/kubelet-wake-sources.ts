@@ -11,6 +11,7 @@
  */
 import path from "node:path";
 import type { Threshold } from "../../core/model.js";
+import { isMemorySignal } from "../../core/signals.js";
 import { MemcgThresholdNotifier } from "../notify/memcg-threshold-notifier.js";
 import { MemoryEventsWatcher } from "../notify/memory-events-watcher.js";
 import type { MemoryThresholdSource } from "../notify/notification-wake-port.js";
@@ -35,7 +36,7 @@ export function planKubeletWakeSources(o: KubeletWakeOptions): WakeSourcePlan {
   const polling = `the loop also looks every ${o.housekeepingIntervalMs / 1000}s`;
   const thresholds: MemoryThresholdSource[] = [];
   for (const t of o.thresholds) {
-    if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
+    if (!isMemorySignal(t.signal)) continue;
     const onNode = t.signal === "memory.available";
     const dir = onNode ? tree.nodeDir : tree.kubepodsDir;
     const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${onNode ? "" : "allocatable "}memory eviction threshold`;

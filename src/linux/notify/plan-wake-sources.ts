@@ -16,6 +16,7 @@ import { PsiTrigger } from "./psi-trigger.js";
 import type { WakeSource } from "./wake-source.js";
 import { WorkingSetPoller } from "./working-set-poller.js";
 import type { Threshold } from "../../core/model.js";
+import { isMemorySignal } from "../../core/signals.js";
 import type { MemoryThresholdSource } from "./notification-wake-port.js";
 
 export interface WakeSourcePlan {
@@ -86,7 +87,7 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   const api = driver.api;
   const thresholds: MemoryThresholdSource[] = [];
   for (const t of o.thresholds) {
-    if (t.signal !== "memory.available" && t.signal !== "allocatableMemory.available") continue;
+    if (!isMemorySignal(t.signal)) continue;
     const dir = driver.directories(t.signal === "memory.available" ? node.node : node.pods).memory;
     if (dir === undefined) continue;
     const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;

@@ -17,7 +17,7 @@ import { collectorStatsPort, LinuxSummaryCollector } from "../../linux/node-stat
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
 import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
-import { systemClock } from "../system-clock.js";
+import { systemClock } from "../../cli/system-clock.js";
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
 import { WakeRehearsals } from "../../app/loop/wake-rehearsals.js";

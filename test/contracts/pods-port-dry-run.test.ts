@@ -1,0 +1,34 @@
+/**
+ * The PodsPort contract against `evictd run --dry-run`'s pods port: the process runtime's pods
+ * (real ones, without cgroups), every kill logged instead of done.
+ */
+import { DryRunPods } from "../../src/runtime/dry-run-pods.js";
+import { podsPortContract } from "./pods-port.contract.js";
+import { BACKOFF, processSkip, RealPodsNode, systemClock } from "./real-pods.js";
+
+podsPortContract({
+  name: "DryRunPods over the process runtime",
+  skip: processSkip,
+  capabilities: {
+    kills: false,
+    restate: false,
+    preflight: "absent",
+    reclaim: { containers: false, images: false },
+  },
+  async make() {
+    const node = await RealPodsNode.start({ cgroups: false });
+    const port = new DryRunPods({ pods: node.runtime, clock: systemClock, logger: node.log });
+    return {
+      port,
+      addPods: (names, options) => node.addPods(names, options?.lingering === true),
+      addEndedPods: (names) => node.addEndedPods(names),
+      settle: () => node.runtime.flush(),
+      letGo: () => Promise.resolve(),
+      comebackMs: 2 * BACKOFF.maxMs,
+      pids: (pod) => node.pids(pod),
+      statusMessage: (pod) => Promise.resolve(node.statusMessage(pod)),
+      recentLog: () => node.log.text(),
+      close: () => node.close(),
+    };
+  },
+});
