@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { getHeapSpaceStatistics } from "node:v8";
 import { EvictionLoop, type LoopStep } from "../src/app/loop/eviction-loop.js";
 import type { FailedPodStatus, KillResult, PodsPort, StatsPort, WakePort } from "../src/app/ports.js";
-import { systemClock } from "../src/cli/system-clock.js";
+import { systemClock } from "../src/linux/system-clock.js";
 import { buildEvictionConfig } from "../src/core/config/build-eviction-config.js";
 import { IssueList } from "../src/core/issues.js";
 import type { Pod } from "../src/core/model.js";

@@ -44,7 +44,6 @@ const UNIT = [
   "src/cli/commands/explain.test.ts",
   "src/cli/commands/watch-preflight-default.test.ts",
   "src/cli/output/terminal-text.test.ts",
-  "src/cli/system-clock.test.ts",
   "src/daemon/gc/young-generation-trim.test.ts",
   // The Linux adapters against fake cgroup trees and /proc files in temporary directories, and
   // against this process's own /proc/self, eventfds and file locks.
@@ -60,6 +59,8 @@ const UNIT = [
   "src/linux/node-stats/nano-clock.test.ts",
   "src/linux/node-stats/node-memory-views-reader.test.ts",
   "src/linux/node-stats/partial-usage-read.test.ts",
+  "src/linux/node-stats/refresh-schedule.test.ts",
+  "src/linux/node-stats/summary-collector-procfs.test.ts",
   "src/linux/node-stats/summary-collector.test.ts",
   "src/linux/node-stats/summary-json.test.ts",
   "src/linux/node-stats/usage-cache.test.ts",
@@ -68,6 +69,7 @@ const UNIT = [
   "src/linux/notify/plan-wake-sources.test.ts",
   "src/linux/own-process.test.ts",
   "src/linux/procfs.test.ts",
+  "src/linux/system-clock.test.ts",
   "src/prometheus/prometheus-http-api.test.ts",
   // The runtime's pure parts, manifests and status files in temporary directories.
   "src/runtime/container-launch.test.ts",
@@ -124,6 +126,7 @@ const SYSTEM = [
   "src/linux/node-stats/kernel-file-reader.test.ts",
   "src/linux/notify/memcg-threshold-notifier.test.ts",
   "src/linux/notify/memory-events-watcher.test.ts",
+  "src/linux/notify/memory-reclaim-watch.test.ts",
   "src/linux/notify/notification-wake-port.test.ts",
   "src/linux/notify/psi-trigger.test.ts",
   "src/linux/notify/wake-source.contract.test.ts",

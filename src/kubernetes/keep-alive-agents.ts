@@ -1,11 +1,11 @@
 /**
  * One keep-alive agent per TLS identity. client-node hands out a new agent with every set of
  * credentials it applies, and node's agents close their connection after each request unless told
- * otherwise: each API call then opened a connection and made a TLS handshake (5–10 ms of CPU on
- * loopback, two more round trips on a real network), the eviction a memory wake sends too. Requests
- * with the same TLS material share one agent that keeps its connections open; new material (a
- * rotated client certificate, another CA) gets a new agent. Proxy agents are used as client-node
- * made them.
+ * otherwise: each API call then opened a connection and made a TLS handshake (its key exchange's
+ * CPU even on loopback, two more round trips on a real network), the eviction a memory wake sends
+ * too. Requests with the same TLS material share one agent that keeps its connections open; new
+ * material (a rotated client certificate, another CA) gets a new agent. Proxy agents are used as
+ * client-node made them.
  */
 import http from "node:http";
 import https from "node:https";

@@ -193,7 +193,7 @@ export class PrometheusHttpApi implements PrometheusPort {
   ): Promise<{ ok: true; data: unknown } | { ok: false; failure: Failure }> {
     const headers: Record<string, string> = {
       Accept: "application/json",
-      // Matrices are tens of MB of JSON that compress about tenfold; Prometheus gzips when asked.
+      // Matrices are large JSON documents that compress well; Prometheus gzips when asked.
       "Accept-Encoding": "gzip",
       "Content-Type": "application/x-www-form-urlencoded",
       "Content-Length": String(body.length),

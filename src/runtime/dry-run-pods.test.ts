@@ -51,6 +51,23 @@ describe("DryRunPods", () => {
     assert.equal(await port.isCleanedUp(web), true);
   });
 
+  test("a kill of a pod no longer active (it finished) says there is nothing to evict; nothing is done either way", async () => {
+    lines.length = 0;
+    const finished = pod("finished");
+    const result = await port.kill(finished, 30, {
+      phase: "Failed",
+      reason: "Evicted",
+      message: "The node was low on resource: memory. ",
+      conditions: [],
+    });
+    assert.deepEqual(await result.done, { ok: true, stuck: [] });
+    assert.deepEqual(
+      lines.map((l) => l.message),
+      ["dry run: shop/finished is no longer active (it has finished): nothing to evict"],
+    );
+    assert.deepEqual(port.activePods(), [web, db]);
+  });
+
   test("reclaim frees nothing and says why", async () => {
     assert.deepEqual(await port.containerGC(), { freedBytes: 0, note: "dry run" });
     assert.deepEqual(await port.imageGC(), { freedBytes: 0, note: "dry run" });

@@ -26,11 +26,18 @@ export class DryRunPods implements PodsPort {
     return this.#options.pods.activePods();
   }
 
-  /** Logs what would be evicted; the pod is untouched, and nothing is left to wait for. */
+  /**
+   * Logs what would be evicted; the pod is untouched, and nothing is left to wait for. A pod no
+   * longer active (it finished since the loop saw it) would be left as it is, as the runtime leaves
+   * a finished pod: the line says so.
+   */
   kill(pod: Pod, gracePeriodSeconds: number, status: FailedPodStatus): Promise<KillResult> {
+    const active = this.#options.pods.activePods().some((p) => p.uid === pod.uid);
     this.#options.logger.info(
       { pod: pod.key, grace: gracePeriodSeconds, message: status.message },
-      `dry run: would evict ${pod.key}`,
+      active
+        ? `dry run: would evict ${pod.key}`
+        : `dry run: ${pod.key} is no longer active (it has finished): nothing to evict`,
     );
     return Promise.resolve({
       terminatedAt: this.#options.clock.now(),

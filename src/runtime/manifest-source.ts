@@ -89,9 +89,9 @@ interface FileState {
  * 110 stat calls instead of 110 YAML parses (most of the daemon's idle CPU on a full node). Taken
  * with lstat for a file listed as regular (one call tells its version and that it is still no link),
  * through the link for a link. Synchronously: a stat is a few microseconds of metadata lookup, while
- * an asynchronous one is a round trip through libuv's pool that wakes two threads, each wake
- * 100–200 µs of CPU on the machines measured (110 of them every rescan were half of an idle daemon's
- * main-thread wakes).
+ * an asynchronous one is a round trip through libuv's pool that wakes two threads, and a thread
+ * wake costs far more CPU than the stat itself: one per file every rescan made up much of an idle
+ * daemon's main-thread wakes (docs/benchmarks.md, "Figures behind design choices").
  */
 function fileStamp(file: string, follow: boolean): { stamp?: string; link: boolean } {
   try {

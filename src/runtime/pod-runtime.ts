@@ -100,6 +100,14 @@ export interface ContainerProcesses {
   readonly pids: readonly number[];
 }
 
+/**
+ * Whether the pod has finished (Succeeded or Failed: completed, evicted, rejected) and no kill is
+ * under way: nothing of it runs again, and its status is what it ended with.
+ */
+function hasFinished(record: PodRecord): boolean {
+  return record.final && !record.terminating;
+}
+
 /** Bounded wait for the exit reports of our own children once their processes are gone. */
 const EXIT_REPORT_WAIT_MS = 1000;
 /** How often a status write that failed is tried again. */
@@ -380,10 +388,12 @@ export class ProcessPodRuntime implements PodsPort {
    * is left after `gracePeriodSeconds`, then the final status (phase, reason, message, conditions
    * as given). The pod is never restarted. `done` lists processes still present after SIGKILL and
    * a bounded wait, with their state. A second kill of a terminating pod can only shorten the grace
-   * period, as upstream.
+   * period, as upstream. A pod that has already finished (Succeeded or Failed: completed, evicted,
+   * rejected) is left as it is, as the kubelet ignores a kill of a terminated pod: nothing to do.
    */
   async kill(pod: RunnablePod, gracePeriodSeconds: number, status: GivenPodStatus): Promise<KillResult> {
     const record = this.#pods.get(pod.uid);
+    if (record !== undefined && hasFinished(record)) return this.#nothingToKill(record);
     if (record === undefined || record.kill !== undefined) {
       const result = this.killSignalled(pod, gracePeriodSeconds, status, {
         pids: [],
@@ -410,8 +420,9 @@ export class ProcessPodRuntime implements PodsPort {
   /**
    * A kill whose SIGTERM was sent elsewhere, to `signalled.pids` at `signalled.terminatedAt` (the
    * loop thread signals a pod's cgroups itself the moment it decides): from here on it is
-   * {@link kill}'s, with the same grace period, SIGKILL and final status. Synchronous, so it can be
-   * taken in from within an exit handler ({@link ProcessPodRuntimeOptions.takeInKills}).
+   * {@link kill}'s, with the same grace period, SIGKILL and final status, and like it leaves a pod
+   * that has already finished as it is. Synchronous, so it can be taken in from within an exit
+   * handler ({@link ProcessPodRuntimeOptions.takeInKills}).
    */
   killSignalled(
     pod: RunnablePod,
@@ -430,6 +441,7 @@ export class ProcessPodRuntime implements PodsPort {
       const written = record.writes.then(() => ({ ok: true, stuck: [] }));
       return { terminatedAt: signalled.terminatedAt, done: written };
     }
+    if (hasFinished(record)) return this.#nothingToKill(record);
     const pending = record.kill;
     if (pending !== undefined) {
       pending.deadline = Math.min(pending.deadline, this.#clock.now() + graceMs);
@@ -441,6 +453,20 @@ export class ProcessPodRuntime implements PodsPort {
     // The thread that signalled it put its end on record first.
     this.#journalled.add(record.pod.uid);
     return this.#killUnderway(record, gracePeriodSeconds, status, signalled);
+  }
+
+  /**
+   * A kill of a pod that has already finished: its status stays what it was and nothing is left to
+   * wait for (the same answer as a dry run's kill). What of it may still run (sidecars being
+   * stopped, processes that outlived an earlier kill) is its completion's, or its deletion's
+   * ({@link forget}), to stop.
+   */
+  #nothingToKill(record: PodRecord): KillResult {
+    this.#logger.info(
+      { pod: record.pod.key, uid: record.pod.uid, phase: record.phase, reason: record.reason },
+      "kill ignored: the pod has already finished",
+    );
+    return { terminatedAt: this.#clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
   }
 
   /** After SIGTERM: no restart, the grace period, SIGKILL, then the final status. */
@@ -558,10 +584,15 @@ export class ProcessPodRuntime implements PodsPort {
     await this.#persistNow(record);
   }
 
-  /** Removes the pod and deletes everything kept of it (status, logs): the API's deletion. */
+  /**
+   * Removes the pod and deletes everything kept of it (status, logs): the API's deletion. What of a
+   * finished pod still runs (a kill leaves a finished pod alone) is stopped first, within the pod's
+   * grace period.
+   */
   async forget(pod: RunnablePod): Promise<void> {
     const record = this.#pods.get(pod.uid);
     if (record === undefined) return;
+    if (hasFinished(record)) await this.#stopLeftovers(record, "before the pod was deleted");
     await this.remove(pod);
     await record.writes;
     this.#pods.delete(pod.uid);
@@ -724,16 +755,23 @@ export class ProcessPodRuntime implements PodsPort {
     if (!record.containers.some((c) => c.state === "running")) return;
     // Sidecars (and anything else still running) are stopped within the pod's grace period.
     void (async () => {
-      this.#processes.signal(record.containers, await this.#processes.ofPod(record), "SIGTERM");
-      const deadline = this.#clock.now() + record.pod.terminationGracePeriodSeconds * 1000;
-      const stuck = await this.#processes.waitGone(record, { deadline }, this.#killTimeoutMs);
-      if (stuck.length > 0)
-        this.#logger.warn(
-          { pod: record.pod.key, stuck },
-          "processes survived SIGKILL after the pod completed",
-        );
+      await this.#stopLeftovers(record, "after the pod completed");
       this.#refresh(record);
     })();
+  }
+
+  /**
+   * SIGTERM to whatever of a finished pod still runs, SIGKILL after the pod's grace period; resolves
+   * once none is left, or with what survived SIGKILL logged (`when` says when it happened).
+   */
+  async #stopLeftovers(record: PodRecord, when: string): Promise<void> {
+    const left = await this.#processes.ofPod(record);
+    if (left.length === 0) return;
+    this.#processes.signal(record.containers, left, "SIGTERM");
+    const deadline = this.#clock.now() + record.pod.terminationGracePeriodSeconds * 1000;
+    const stuck = await this.#processes.waitGone(record, { deadline }, this.#killTimeoutMs);
+    if (stuck.length > 0)
+      this.#logger.warn({ pod: record.pod.key, stuck }, `processes survived SIGKILL ${when}`);
   }
 
   /** Recomputes the phase (unless a caller fixed it) and persists. */

@@ -24,9 +24,10 @@ export interface HttpServerOptions {
   /**
    * How long an answer is served again to the same request (method and URL) before it is rendered
    * afresh (default 100 ms; 0: never). A busy scraper or dashboard then costs one rendering per
-   * period, not one per request: at 110 pods `/status` is some 400 KB of JSON, and 500 clients
-   * asking as fast as they are answered kept the main thread so busy that a new pod took over
-   * 30 s to start. The state behind it changes at the loop's pace (a step per second or ten).
+   * period, not one per request: a full node's `/status` is a large JSON document, and clients
+   * asking as fast as they are answered kept the main thread so busy rendering it that new pods
+   * were slow to start (docs/benchmarks.md, "Under HTTP load"). The state behind it changes at the
+   * loop's pace (a step per second or ten).
    */
   readonly cacheMs?: number;
   /** What to tell the operator when the port is taken (each verb names its own way to change it). */

@@ -3,7 +3,7 @@
  * the package's own modules instead of its index. The index also loads the Pushgateway client
  * (http, https and with them tls, crypto and zlib), the cluster aggregator and the default
  * process metrics, none of which the daemon uses: importing `evictd run` loaded 7 more
- * Node built-in modules for them and kept 0.5–0.6 MiB more of the main thread's heap live. The
+ * Node built-in modules for them, and their objects stayed live in the main thread's heap. The
  * types are the package's own; the package is pinned, and a test checks these are the very
  * classes its index exports.
  */

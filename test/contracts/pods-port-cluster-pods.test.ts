@@ -127,6 +127,8 @@ for (const mode of ["shadow", "delete", "eviction-api"] as const) {
         // What the kubelet's eviction writes: the DisruptionTarget condition, PATCHed with its message
         // (through the Eviction API the server writes its own).
         ...(mode !== "eviction-api" ? { statusMessage } : {}),
+        // The pod's whole object as the API has it: a status patch, a deletion or an eviction changes it.
+        status: (pod) => Promise.resolve(structuredClone(server.pod(pod.namespace, pod.name))),
         protect: (pod) => {
           server.addPodDisruptionBudget({
             name: `guard-${pod.name}`,

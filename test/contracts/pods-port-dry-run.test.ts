@@ -4,7 +4,7 @@
  */
 import { DryRunPods } from "../../src/runtime/dry-run-pods.js";
 import { podsPortContract } from "./pods-port.contract.js";
-import { BACKOFF, processSkip, RealPodsNode, systemClock } from "./real-pods.js";
+import { processSkip, RealPodsNode, systemClock } from "./real-pods.js";
 
 podsPortContract({
   name: "DryRunPods over the process runtime",
@@ -17,18 +17,6 @@ podsPortContract({
   },
   async make() {
     const node = await RealPodsNode.start({ cgroups: false });
-    const port = new DryRunPods({ pods: node.runtime, clock: systemClock, logger: node.log });
-    return {
-      port,
-      addPods: (names, options) => node.addPods(names, options?.lingering === true),
-      addEndedPods: (names) => node.addEndedPods(names),
-      settle: () => node.runtime.flush(),
-      letGo: () => Promise.resolve(),
-      comebackMs: 2 * BACKOFF.maxMs,
-      pids: (pod) => node.pids(pod),
-      statusMessage: (pod) => Promise.resolve(node.statusMessage(pod)),
-      recentLog: () => node.log.text(),
-      close: () => node.close(),
-    };
+    return node.subject(new DryRunPods({ pods: node.runtime, clock: systemClock, logger: node.log }));
   },
 });

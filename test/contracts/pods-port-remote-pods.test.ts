@@ -1,25 +1,28 @@
 /**
  * The PodsPort contract against the loop thread's pods port (RemotePods), the one `evictd run`'s
  * eviction loop drives: its side of the two threads' channels here, the main thread's side as
- * `evictd run` wires it (the process runtime answering requests, taking in kill notices and
- * restated statuses, describing the pods after every change), both on this thread over real
- * MessagePorts. In cgroups the loop's side sends SIGTERM itself; without them, and in a dry run,
- * the main thread's pods port does the kill.
+ * `evictd run` serves it (serve-loop-thread.ts: the process runtime answering requests, taking in
+ * kill notices and restated statuses; the pods described after every change), both on this thread
+ * over real MessagePorts. In cgroups the loop's side sends SIGTERM itself; without them, and in a
+ * dry run, the main thread's pods port does the kill.
  */
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
-import type { KillResult, PodsPort } from "../../src/app/ports.js";
-import {
-  errorData,
-  type FromLoopThread,
-  type KillNotice,
-  type LoopRequest,
-  type PodsUpdate,
-  type ToLoopThread,
+import type { PodsPort } from "../../src/app/ports.js";
+import type {
+  FromLoopThread,
+  KillNotice,
+  PodsUpdate,
+  ToLoopThread,
 } from "../../src/daemon/loop-thread/protocol.js";
 import { MainThreadChannel, RemotePods } from "../../src/daemon/loop-thread/remote-pods.js";
+import {
+  answerKillNotice,
+  answerRequest,
+  serveLoopThreadRequests,
+} from "../../src/daemon/loop-thread/serve-loop-thread.js";
 import { DryRunPods } from "../../src/runtime/dry-run-pods.js";
 import { podsPortContract, strangerPod, type PodsPortImplementation } from "./pods-port.contract.js";
-import { BACKOFF, cgroupSkip, processSkip, RealPodsNode, systemClock } from "./real-pods.js";
+import { cgroupSkip, processSkip, RealPodsNode, systemClock } from "./real-pods.js";
 
 function remote(cgroups: boolean, dryRun: boolean): PodsPortImplementation {
   return {
@@ -79,59 +82,20 @@ function remote(cgroups: boolean, dryRun: boolean): PodsPortImplementation {
         ...(cgroups ? { targets: await runtime.statsTargets() } : {}),
         signal: runtime.signalTargets(),
       });
-      const podByUid = (uid: string) => runtime.knownPods().find((p) => p.uid === uid);
+      const served = serveLoopThreadRequests(runtime, pods);
       const toLoop = (message: ToLoopThread): void => requests.port2.postMessage(message);
-      const answer = async (request: LoopRequest): Promise<unknown> => {
-        switch (request.op) {
-          case "isCleanedUp": {
-            const pod = podByUid(request.uid);
-            return pod === undefined ? true : pods.isCleanedUp(pod);
-          }
-          case "containerGC":
-            return pods.containerGC();
-          case "imageGC":
-            return pods.imageGC();
-          case "statsTargets":
-            return runtime.statsTargets();
-        }
-      };
       function takeIn(notice: KillNotice): void {
-        const reply = (result: KillResult): void => {
-          toLoop({ type: "reply", id: notice.id, value: { terminatedAt: result.terminatedAt } });
-          result.done.then(
-            (end) => toLoop({ type: "killDone", id: notice.id, ok: end.ok, stuck: end.stuck }),
-            () => toLoop({ type: "killDone", id: notice.id, ok: false, stuck: [] }),
-          );
-        };
-        const pod = podByUid(notice.pod.uid) ?? notice.pod;
-        let result: KillResult | Promise<KillResult>;
-        try {
-          result =
-            notice.signalled !== undefined
-              ? runtime.killSignalled(pod, notice.gracePeriodSeconds, notice.status, notice.signalled)
-              : pods.kill(pod, notice.gracePeriodSeconds, notice.status);
-        } catch (error) {
-          toLoop({ type: "reply", id: notice.id, error: errorData(error) });
-          return;
-        }
-        if (result instanceof Promise)
-          result.then(reply, (error: unknown) =>
-            toLoop({ type: "reply", id: notice.id, error: errorData(error) }),
-          );
-        else reply(result);
+        answerKillNotice(notice, served.onKill, toLoop);
       }
       kills.port2.on("message", (notice: KillNotice) => takeIn(notice));
+      // As LoopThread dispatches what its worker posts: the kills sent before a message first.
       requests.port2.on("message", (message: FromLoopThread) => {
         if (message.type === "request") {
           takeInKills();
-          answer(message.request).then(
-            (value) => toLoop({ type: "reply", id: message.id, value }),
-            (error: unknown) => toLoop({ type: "reply", id: message.id, error: errorData(error) }),
-          );
+          answerRequest(message.id, message.request, served.onRequest, toLoop);
         } else if (message.type === "restate") {
           takeInKills();
-          const pod = podByUid(message.uid);
-          if (pod !== undefined) pods.restate?.(pod, message.status);
+          served.onRestate(message.uid, message.status);
         }
       });
 
@@ -146,7 +110,7 @@ function remote(cgroups: boolean, dryRun: boolean): PodsPortImplementation {
         await updating;
       };
       return {
-        port,
+        ...node.subject(port),
         addPods: async (names, options) => {
           const added = await node.addPods(names, options?.lingering === true);
           await settle();
@@ -158,11 +122,6 @@ function remote(cgroups: boolean, dryRun: boolean): PodsPortImplementation {
           return ended;
         },
         settle,
-        letGo: () => Promise.resolve(),
-        comebackMs: 2 * BACKOFF.maxMs,
-        pids: (pod) => node.pids(pod),
-        statusMessage: (pod) => Promise.resolve(node.statusMessage(pod)),
-        recentLog: () => node.log.text(),
         close: async () => {
           try {
             await node.close();

@@ -32,8 +32,8 @@ export interface PodsPortCapabilities {
   readonly restate: boolean;
   /**
    * `absent`: no preflight. `asks`: it asks the node, and a PodDisruptionBudget that allows no
-   * disruption comes back `refused`. `kill-answers`: it answers `allowed` without asking, and the
-   * kill itself is refused with an {@link EvictionBlockedError}.
+   * disruption comes back `refused`. `kill-answers`: no preflight either, as it would ask nothing:
+   * the kill itself is refused with an {@link EvictionBlockedError}.
    */
   readonly preflight: "absent" | "asks" | "kill-answers";
   /** What each reclaim can free here; `false`: it frees nothing and its note says why. */
@@ -64,6 +64,11 @@ export interface PodsPortSubject {
   readonly pids?: (pod: Pod) => Promise<number[]>;
   /** The message of the status the pod was left with, as written so far; absent where it cannot be read. */
   readonly statusMessage?: (pod: Pod) => Promise<string | undefined>;
+  /**
+   * All the node keeps of the pod's status now (phase, reason, message, conditions; a cluster pod's
+   * whole object), to compare before and after; absent where it cannot be read.
+   */
+  readonly status?: (pod: Pod) => Promise<unknown>;
   /** Makes an eviction of the pod refused from now on (a PodDisruptionBudget); needed with a preflight. */
   readonly protect?: (pod: Pod) => Promise<void>;
   /** Recent log lines of what runs the pods, shown when a wait times out. */
@@ -243,6 +248,29 @@ export function podsPortContract(implementation: PodsPortImplementation): void {
       },
     );
 
+    test("killing a pod that has already finished leaves its status as it was", async (t) => {
+      const s = subject();
+      const read = s.status;
+      if (read === undefined) {
+        t.skip("the port's node does not let a pod's status be read");
+        return;
+      }
+      const finished = await s.addEndedPods(names("finished", "refused") as [string, string]);
+      await s.settle();
+      for (const pod of finished) {
+        const before = await read(pod);
+        assert.ok(before !== undefined, `${pod.key} is on the node`);
+        const message = `${pod.key} killed after it finished`;
+        const result = await s.port.kill(pod, 0, evictedStatus(message));
+        assert.ok(Number.isFinite(result.terminatedAt));
+        assert.deepEqual(await result.done, { ok: true, stuck: [] }, "nothing to wait for");
+        await s.settle();
+        assert.deepEqual(await read(pod), before, `${pod.key}'s status is as it was`);
+        if (s.statusMessage !== undefined) assert.notEqual(await s.statusMessage(pod), message);
+        assert.ok(!activeUids().has(pod.uid), `${pod.key} is still not active`);
+      }
+    });
+
     test(
       "a killed pod never comes back: not active once cleaned up, nor after it would have been restarted",
       { skip: can.kills ? false : "the port kills nothing (the kill case checks that the pod stays)" },
@@ -365,14 +393,14 @@ export function podsPortContract(implementation: PodsPortImplementation): void {
         }
       });
     } else {
-      test("preflight answers allowed without asking; the kill itself is refused with EvictionBlockedError and leaves the pod as it was", async () => {
+      test("no preflight, as it would ask nothing; the kill itself is refused with EvictionBlockedError and leaves the pod as it was", async () => {
         const s = subject();
         const [guarded] = await s.addPods(names("guarded"));
         assert.ok(guarded !== undefined);
-        assert.ok(s.port.preflight !== undefined && s.protect !== undefined);
+        assert.equal(typeof s.port.preflight, "undefined");
+        assert.ok(s.protect !== undefined);
         await s.protect(guarded);
-        const status = evictedStatus("asked about by the contract");
-        assert.deepEqual(await s.port.preflight(guarded, 1, status, "hard"), { verdict: "allowed" });
+        const status = evictedStatus("evicted by the contract");
         await assert.rejects(
           s.port.kill(guarded, 1, status),
           (e: unknown) => e instanceof EvictionBlockedError && e.reason.length > 0,

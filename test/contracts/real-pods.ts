@@ -1,14 +1,15 @@
 /**
  * A node of real pods for the PodsPort contract: a ProcessPodRuntime in a temporary state
- * directory, in a cgroup node of its own or without cgroups, running tiny pods (`sleep`). Its
- * close kills what is left and removes the processes, the cgroups and the files.
+ * directory, in a cgroup node of its own or without cgroups, running tiny pods (`sleep`), and the
+ * contract's subject for a pods port over it (the runtime itself, a dry run's, the loop thread's).
+ * Its close kills what is left and removes the processes, the cgroups and the files.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClockPort, LoggerPort } from "../../src/app/ports.js";
+import type { ClockPort, LoggerPort, PodsPort } from "../../src/app/ports.js";
 import { parseNodeSpec } from "../../src/core/node/node-spec.js";
 import type { CgroupDriver } from "../../src/linux/cgroups/cgroup-driver.js";
 import { createCgroupDriver } from "../../src/linux/cgroups/create-cgroup-driver.js";
@@ -17,7 +18,7 @@ import { ProcessPodRuntime } from "../../src/runtime/pod-runtime.js";
 import { parseManifestText } from "../../src/runtime/read-manifest-file.js";
 import type { RunnablePod } from "../../src/runtime/runnable-pod.js";
 import { scaled } from "../../src/testing/slowdown.js";
-import { evictedStatus } from "./pods-port.contract.js";
+import { evictedStatus, type PodsPortSubject } from "./pods-port.contract.js";
 
 const detection = process.platform === "linux" ? await detectOwnCgroups() : undefined;
 
@@ -218,6 +219,27 @@ export class RealPodsNode {
   /** The message of the pod's status as the runtime keeps it (what its status file says). */
   statusMessage(pod: RunnablePod): string | undefined {
     return this.runtime.status(pod.uid)?.message;
+  }
+
+  /**
+   * The contract's subject for `port`, a pods port over this node's pods: what the node does (adds
+   * pods, reads their processes and statuses, closes), the port what it is asked to. The runtime
+   * ends its own kills, and a killed pod would come back after a restart's back-off.
+   */
+  subject(port: PodsPort): PodsPortSubject {
+    return {
+      port,
+      addPods: (names, options) => this.addPods(names, options?.lingering === true),
+      addEndedPods: (names) => this.addEndedPods(names),
+      settle: () => this.runtime.flush(),
+      letGo: () => Promise.resolve(),
+      comebackMs: 2 * BACKOFF.maxMs,
+      pids: (pod) => this.pids(pod),
+      statusMessage: (pod) => Promise.resolve(this.statusMessage(pod)),
+      status: (pod) => Promise.resolve(this.runtime.status(pod.uid)),
+      recentLog: () => this.log.text(),
+      close: () => this.close(),
+    };
   }
 
   /** Kills every pod still running, then removes the cgroups, the processes and the files. */

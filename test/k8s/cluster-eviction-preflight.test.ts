@@ -13,7 +13,11 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { after, before, beforeEach, describe, test } from "node:test";
 import type { PodRef } from "../../src/app/cluster/cluster-node-port.js";
-import { startFakeApiServer, type FakeApiServer } from "../harness/fake-api-server/fake-api-server.js";
+import {
+  startFakeApiServer,
+  type FakeApiServer,
+  type FakeBudgetSpec,
+} from "../harness/fake-api-server/fake-api-server.js";
 import { EVICTD_BIN, REPO_ROOT, sleep } from "../harness/node-harness.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";
 import {
@@ -39,6 +43,27 @@ function webPod(server: FakeApiServer, name: string): PodRef {
   pod.metadata.labels = { app: "web" };
   server.addPod(pod);
   return { namespace: "scraper", name, uid: `uid-${name}` };
+}
+
+/**
+ * Runs `body` while PodDisruptionBudgets of these names and limits guard the app=web pods of
+ * namespace scraper; then, even when `body` fails, the budgets go, and so do the pods named in
+ * `removing`, so that the next test's budgets count only its own pods.
+ */
+async function underWebBudgets(
+  server: FakeApiServer,
+  budgets: readonly Pick<FakeBudgetSpec, "name" | "minAvailable" | "maxUnavailable">[],
+  body: () => Promise<void>,
+  removing: readonly string[] = [],
+): Promise<void> {
+  for (const budget of budgets)
+    server.addPodDisruptionBudget({ ...budget, namespace: "scraper", matchLabels: { app: "web" } });
+  try {
+    await body();
+  } finally {
+    for (const budget of budgets) server.removePodDisruptionBudget("scraper", budget.name);
+    for (const name of removing) server.removePod("scraper", name);
+  }
 }
 
 describe("preflightEviction: the dry run and its answers", () => {
@@ -73,39 +98,28 @@ describe("preflightEviction: the dry run and its answers", () => {
 
   test("a budget that allows no disruption: blocked with its words after one attempt, and its status unchanged", async () => {
     const pod = webPod(h.server, "web-guarded");
-    h.server.addPodDisruptionBudget({
-      name: "web-pdb",
-      namespace: "scraper",
-      matchLabels: { app: "web" },
-      maxUnavailable: 0,
-    });
-    try {
-      const status = h.server.podDisruptionBudgetStatus("scraper", "web-pdb");
-      assert.deepEqual(await h.node.preflightEviction(pod, 20), {
-        kind: "blocked",
-        message:
-          "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget web-pdb needs 2 healthy pods and has 2 currently",
-      });
-      assert.equal(h.server.requests.length, 1, "a dry run's refusal is its answer: no retry");
-      assert.deepEqual(h.sleeps, []);
-      assert.deepEqual(h.server.podDisruptionBudgetStatus("scraper", "web-pdb"), status);
-      assert.ok(h.server.pod("scraper", "web-guarded"));
-    } finally {
-      h.server.removePodDisruptionBudget("scraper", "web-pdb");
-      h.server.removePod("scraper", "web-guarded");
-      h.server.removePod("scraper", "web-free");
-    }
+    await underWebBudgets(
+      h.server,
+      [{ name: "web-pdb", maxUnavailable: 0 }],
+      async () => {
+        const status = h.server.podDisruptionBudgetStatus("scraper", "web-pdb");
+        assert.deepEqual(await h.node.preflightEviction(pod, 20), {
+          kind: "blocked",
+          message:
+            "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget web-pdb needs 2 healthy pods and has 2 currently",
+        });
+        assert.equal(h.server.requests.length, 1, "a dry run's refusal is its answer: no retry");
+        assert.deepEqual(h.sleeps, []);
+        assert.deepEqual(h.server.podDisruptionBudgetStatus("scraper", "web-pdb"), status);
+        assert.ok(h.server.pod("scraper", "web-guarded"));
+      },
+      ["web-guarded", "web-free"],
+    );
   });
 
   test("evictPodOrBlocked: the real eviction sent once; a budget's 429 is blocked with its words, the pod and budget untouched; allowed, it is evicted", async () => {
     const pod = webPod(h.server, "web-once");
-    h.server.addPodDisruptionBudget({
-      name: "web-pdb",
-      namespace: "scraper",
-      matchLabels: { app: "web" },
-      maxUnavailable: 0,
-    });
-    try {
+    await underWebBudgets(h.server, [{ name: "web-pdb", maxUnavailable: 0 }], async () => {
       const status = h.server.podDisruptionBudgetStatus("scraper", "web-pdb");
       const outcome = await h.node.evictPodOrBlocked(pod, 20);
       assert.equal(outcome.kind, "blocked");
@@ -124,43 +138,33 @@ describe("preflightEviction: the dry run and its answers", () => {
       const left = h.server.pod("scraper", "web-once");
       assert.ok(left !== undefined && left.metadata.deletionTimestamp === undefined);
       assert.ok(!(left.status?.conditions ?? []).some((c) => c.type === "DisruptionTarget"));
-    } finally {
-      h.server.removePodDisruptionBudget("scraper", "web-pdb");
-    }
+    });
     assert.deepEqual(await h.node.evictPodOrBlocked(pod, 20), { kind: "done" });
     assert.equal(h.server.pod("scraper", "web-once"), undefined);
   });
 
   test("two budgets: blocked by the 500's words, neither the dry run nor the eviction retried", async () => {
     const pod = webPod(h.server, "web-twice");
-    h.server.addPodDisruptionBudget({
-      name: "a",
-      namespace: "scraper",
-      matchLabels: { app: "web" },
-      minAvailable: 0,
-    });
-    h.server.addPodDisruptionBudget({
-      name: "b",
-      namespace: "scraper",
-      matchLabels: { app: "web" },
-      minAvailable: 0,
-    });
-    try {
-      const message =
-        "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
-      assert.deepEqual(await h.node.preflightEviction(pod, 20), { kind: "blocked", message });
-      assert.deepEqual(await h.node.evictPod(pod, 20), {
-        kind: "refused",
-        status: 500,
-        message: `blocked by PodDisruptionBudgets: ${message}`,
-      });
-      assert.equal(h.server.requests.length, 2);
-      assert.deepEqual(h.sleeps, []);
-    } finally {
-      h.server.removePodDisruptionBudget("scraper", "a");
-      h.server.removePodDisruptionBudget("scraper", "b");
-      h.server.removePod("scraper", "web-twice");
-    }
+    await underWebBudgets(
+      h.server,
+      [
+        { name: "a", minAvailable: 0 },
+        { name: "b", minAvailable: 0 },
+      ],
+      async () => {
+        const message =
+          "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
+        assert.deepEqual(await h.node.preflightEviction(pod, 20), { kind: "blocked", message });
+        assert.deepEqual(await h.node.evictPod(pod, 20), {
+          kind: "refused",
+          status: 500,
+          message: `blocked by PodDisruptionBudgets: ${message}`,
+        });
+        assert.equal(h.server.requests.length, 2);
+        assert.deepEqual(h.sleeps, []);
+      },
+      ["web-twice"],
+    );
   });
 
   test("no verdict: a 403 names the permission the dry run needs; a missing pod is gone", async () => {

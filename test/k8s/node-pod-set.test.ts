@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { NodePodSet } from "../../src/app/cluster/node-pod-set.js";
 import type { LoggerPort } from "../../src/app/ports.js";
-import { systemClock } from "../../src/cli/system-clock.js";
+import { systemClock } from "../../src/linux/system-clock.js";
 import type { FakePod, RecordedRequest } from "../harness/fake-api-server/fake-api-server.js";
 import { waitUntil } from "../harness/node-harness.js";
 import { startHarness, type Harness } from "./cluster-node-harness.js";

@@ -209,6 +209,25 @@ describe("ClusterPods", () => {
     assert.ok(lines.some((l) => l.startsWith("warn cannot create the event")));
   });
 
+  test("a pod that finished before its kill came is left as it was in every mode: nothing written, nothing waited for", async () => {
+    for (const mode of ["delete", "eviction-api", "shadow"] as const) {
+      const { api, pods, set, lines } = await setup(mode, { preflight: true, evictionRequests: true });
+      const [a] = pods.activePods();
+      assert.ok(a !== undefined);
+      set.apply({ type: "MODIFIED", pod: rawPod("a", "uid-a", "Succeeded") });
+      for (const urgency of ["hard", "soft"] as const) {
+        const r = await pods.kill(a, 1, STATUS, {}, urgency);
+        assert.equal(r.terminatedAt, 1000);
+        assert.deepEqual(await r.done, { ok: true, stuck: [] });
+      }
+      assert.deepEqual(api.calls, [], `${mode}: nothing asked of the API`);
+      assert.deepEqual(api.events, []);
+      assert.ok(lines.includes("info default/a has already finished (Succeeded): nothing to evict"));
+      assert.equal(await pods.isCleanedUp(a), true, `${mode}: nothing of evictd's to wait for`);
+      assert.ok(set.get("uid-a") !== undefined, "its object stays, as its owner keeps it");
+    }
+  });
+
   test("Eviction API mode posts an eviction (no status patch, no delete); shadow mode writes nothing", async () => {
     const viaApi = await setup("eviction-api");
     const [a] = viaApi.pods.activePods();
@@ -242,6 +261,22 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
     assert.equal((await setup("eviction-api")).pods.preflight, undefined);
     assert.equal((await setup("shadow", { preflight: true })).pods.preflight, undefined);
     assert.notEqual((await setup("delete", { preflight: true })).pods.preflight, undefined);
+  });
+
+  test("through the Eviction API a preflight only where it asks: with a dry run first, or for soft evictions that become EvictionRequests", async () => {
+    assert.equal(
+      (await setup("eviction-api", { preflight: true })).pods.preflight,
+      undefined,
+      "the eviction's own refusal answers: nothing to ask first",
+    );
+    assert.notEqual(
+      (await setup("eviction-api", { preflight: true, dryRunFirst: true })).pods.preflight,
+      undefined,
+    );
+    assert.notEqual(
+      (await setup("eviction-api", { preflight: true, evictionRequests: true })).pods.preflight,
+      undefined,
+    );
   });
 
   test("a refusal: reported (log, one event per interval, the callback), and the pod left out of the step's trace pods", async () => {
@@ -284,16 +319,15 @@ describe("ClusterPods: preflight and EvictionRequests", () => {
     assert.equal(pods.activeRaw.length, 2);
   });
 
-  test("through the Eviction API the eviction's own refusal is the answer: no dry run for a hard eviction, a refusal reported and thrown as blocked, the pod left out of the step's trace pods", async () => {
+  test("through the Eviction API the eviction's own refusal is the answer: no preflight, a refusal reported and thrown as blocked, the pod left out of the step's trace pods", async () => {
     const refusals: string[] = [];
     const { api, pods, lines } = await setup("eviction-api", {
       preflight: true,
       onPreflightRefused: (pod, reason) => refusals.push(`${pod.name}: ${reason}`),
     });
     const [a, b] = pods.activePods();
-    assert.ok(a !== undefined && b !== undefined && pods.preflight !== undefined);
-    assert.deepEqual(await pods.preflight(a, 30, STATUS, "hard"), { verdict: "allowed" });
-    assert.deepEqual(api.calls, [], "nothing asked: the eviction will answer");
+    assert.ok(a !== undefined && b !== undefined);
+    assert.equal(pods.preflight, undefined, "nothing to ask: the eviction will answer");
     api.attempts = [{ kind: "blocked", message: BUDGET }];
     await assert.rejects(pods.kill(a, 30, STATUS, {}, "hard"), (e: unknown) => {
       assert.ok(e instanceof EvictionBlockedError);

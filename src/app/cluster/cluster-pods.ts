@@ -10,13 +10,17 @@
  * Failed itself once the containers have stopped.
  * A pod is evicted once: while its eviction is in flight it is not active, and it is "cleaned up"
  * when its object is removed from the API, which happens only after its containers stopped.
+ * A pod that has finished (Succeeded or Failed) by the time its kill comes is left as it is, as the
+ * kubelet ignores a kill of a terminated pod, and is not waited for.
  * Optionally, a pod a PodDisruptionBudget protects is left for the next one
  * (disruption-budget-preflight.ts): through the Eviction API the eviction's own refusal says so (it
- * changes nothing), with deletion a dry run of the Eviction asks first; and in Eviction API mode a
- * soft-threshold eviction can be an EvictionRequest (eviction-requester.ts).
+ * changes nothing, and there is no preflight), with deletion a dry run of the Eviction asks first;
+ * and in Eviction API mode a soft-threshold eviction can be an EvictionRequest
+ * (eviction-requester.ts), which no budget refuses: a dry run asks about it first.
  */
 import type { IssueList } from "../../core/issues.js";
 import type { Pod } from "../../core/model.js";
+import { isTerminalPhase } from "../../core/pod/terminal-phase.js";
 import {
   EvictionBlockedError,
   type ClockPort,
@@ -118,7 +122,9 @@ export class ClusterPods implements PodsPort {
     this.budgets = budgets;
     this.refusalAnswers =
       budgets !== undefined && options.mode === "eviction-api" && options.dryRunFirst !== true;
-    if (budgets !== undefined) {
+    // Where the eviction's refusal always answers (no EvictionRequests), a preflight would ask
+    // nothing: there is none, and the loop has nothing to wait for before each eviction.
+    if (budgets !== undefined && (!this.refusalAnswers || this.requester !== undefined)) {
       this.preflight = async (pod, gracePeriodSeconds, status, urgency) => {
         // The eviction's refusal will answer, unless the kill creates an EvictionRequest instead.
         if (this.refusalAnswers && !this.requests(urgency)) return { verdict: "allowed" };
@@ -191,6 +197,11 @@ export class ClusterPods implements PodsPort {
     urgency: EvictionUrgency = "hard",
   ): Promise<KillResult> {
     const { api, log, clock, mode } = this.o;
+    const phase = podIdentity(this.o.pods.get(pod.uid))?.phase;
+    if (isTerminalPhase(phase)) {
+      log.info({ pod: pod.key, phase }, `${pod.key} has already finished (${phase}): nothing to evict`);
+      return { terminatedAt: clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
+    }
     const ref: PodRef = { namespace: pod.namespace, name: pod.name, uid: pod.uid };
     const event: PodEventContent = {
       type: "Warning",
@@ -285,8 +296,12 @@ export class ClusterPods implements PodsPort {
   isCleanedUp(pod: Pod): Promise<boolean> {
     if (this.o.mode === "shadow") return Promise.resolve(true);
     // Removed from the API: the kubelet has stopped its containers and reported it (a
-    // deletionTimestamp says only that they were asked to stop).
-    const done = this.o.pods.get(pod.uid) === undefined;
+    // deletionTimestamp says only that they were asked to stop). A pod that finished before evictd
+    // evicted it was left as it was: nothing of evictd's to wait for, and its object may stay for
+    // as long as its owner keeps it (a Job's pods).
+    const raw = this.o.pods.get(pod.uid);
+    const done =
+      raw === undefined || (!this.inFlight.has(pod.uid) && isTerminalPhase(podIdentity(raw)?.phase));
     if (done) {
       this.inFlight.delete(pod.uid);
       if (this.requester !== undefined) void this.requester.podGone(pod.uid);

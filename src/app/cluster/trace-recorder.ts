@@ -37,8 +37,9 @@ export interface TraceHeader {
   readonly pods: readonly unknown[];
   /**
    * `lean` (default): each Summary as the engine reads it, with its pressure and swap figures (a
-   * replay decides the same; a 110-pod node is some 70 KiB a sample instead of 385, 205 KiB with a
-   * 1.34+ kubelet's pressure figures); `full`: exactly as the kubelet sent it.
+   * replay decides the same from a fraction of the bytes; the pods' and containers' pressure
+   * figures a 1.34+ kubelet reports are left out, as they would be most of a lean sample:
+   * docs/benchmarks.md, "A day of a node as a recording"); `full`: exactly as the kubelet sent it.
    */
   readonly summaries?: "lean" | "full";
   /** Where the figures come from, for a trace not recorded from a kubelet (docs/replay-format.md). */

@@ -8,7 +8,7 @@
 import type { Issue } from "../../core/issues.js";
 import { formatDurationMs } from "../../core/time/duration.js";
 import { formatRfc3339Ms } from "../../core/time/rfc3339.js";
-import { count } from "../../core/plural.js";
+import { count } from "../plural.js";
 import { InputError } from "../../errors.js";
 import { TraceRecorder } from "../cluster/trace-recorder.js";
 import {

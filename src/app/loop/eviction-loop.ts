@@ -1,9 +1,10 @@
 /**
  * The daemon's eviction loop: the kubelet's control loop around the pure engine. It wakes on the
- * housekeeping timer or at once on a kernel notification, reads fresh stats, runs one synchronize,
- * runs node-level reclaim when asked, kills the chosen pod, then waits (bounded) for that pod's
- * processes to be gone before looking again, so memory still held by a dying pod is never a reason
- * to evict another one. Every decision goes out as data through `onStep`.
+ * housekeeping timer or at once on a kernel notification, reads stats and has the engine decide
+ * (how a wake reads and decides is wake-decision.ts), runs node-level reclaim when asked, kills the
+ * chosen pod, then waits (bounded) for that pod's processes to be gone before looking again, so
+ * memory still held by a dying pod is never a reason to evict another one. Every decision goes out
+ * as data through `onStep`.
  */
 import { effectiveGracePeriod, INITIAL_STATE, synchronize } from "../../core/engine/index.js";
 import type {
@@ -12,11 +13,8 @@ import type {
   ReclaimFunction,
   ReclaimOutcome,
   SyncReport,
-  SyncResult,
 } from "../../core/engine/types.js";
-import type { EvictionConfig, FilesystemLayout, NodeSummary, Threshold } from "../../core/model.js";
-import { podsLackingWorkingSet } from "../../core/rank/working-set-bounds.js";
-import { isMemorySignal } from "../../core/signals.js";
+import type { EvictionConfig, FilesystemLayout, Threshold } from "../../core/model.js";
 import {
   EvictionBlockedError,
   type ClockPort,
@@ -27,12 +25,12 @@ import {
   type PodsPort,
   type StatsPort,
   type StatsSample,
-  type StatsScope,
   type Wake,
   type WakePort,
 } from "../ports.js";
-import { pickOnBounds, type BoundedPick } from "./bounded-memory-pick.js";
+import { pickOnBounds } from "./bounded-memory-pick.js";
 import { evictFirstAllowed, type RefusedEviction, type SentEviction } from "./eviction-preflight.js";
+import { decideOnWake, readForWake } from "./wake-decision.js";
 
 /** Upstream waits up to 30 s for evicted pods to be cleaned up (podCleanupTimeout). */
 export const CLEANUP_TIMEOUT_MS = 30_000;
@@ -123,8 +121,6 @@ export interface EvictionLoopOptions {
 export class EvictionLoop {
   private state: EngineState = INITIAL_STATE;
   private readonly o: EvictionLoopOptions;
-  /** Why the step under way last failed to read the stats. */
-  private readFailure: string | undefined;
   /** Per signal, when a step last read it and found none of its thresholds met. */
   private readonly seenBelowAt = new Map<string, number>();
 
@@ -136,101 +132,42 @@ export class EvictionLoop {
     return this.state;
   }
 
-  /** One synchronize, with reclaim and kills; returns what happened. */
+  /**
+   * One step, as the kubelet's synchronize: the wake's read and the engine's decision on it
+   * (wake-decision.ts), node-level reclaim when the engine asks for it, the evictions (the first
+   * pods allowed to go, eviction-preflight.ts), and the step recorded; returns what happened.
+   */
   async runOnce(wake: Wake): Promise<LoopStep> {
-    const { stats, pods, clock, log, config } = this.o;
+    const { stats, pods, clock, log, config, layout } = this.o;
     const now = clock.now();
     const before = this.state;
-    const scope: StatsScope = wake.notification ? "memory" : "node";
     const t0 = clock.elapsed?.();
-    let sample: StatsSample | undefined;
-    this.readFailure = undefined;
-    try {
-      sample = await stats.collect(scope);
-    } catch (e) {
-      this.readFailure = String(e);
-      log.warn({ err: this.readFailure }, "Eviction manager: failed to get summary stats");
-    }
+    const read = await readForWake(wake, { stats, log });
     const t1 = clock.elapsed?.();
-    const activePods = pods.activePods();
-    // Pods whose eviction a preflight refused this step: the engine decides again without them.
-    let leftOut: ReadonlySet<string> = new Set();
-    const decide = (summary: NodeSummary | undefined): SyncResult =>
-      synchronize(config, before, {
-        now,
-        summary,
-        activePods: leftOut.size === 0 ? activePods : activePods.filter((p) => !leftOut.has(p.uid)),
-        layout: this.o.layout,
-      });
-    let result: SyncResult;
-    let bounded = false;
-    const readPods = stats.refreshPods?.bind(stats);
-    // Usage alone was read for each pod: the picked pods are read in full until the pick is the
-    // one a complete read would make (bounded-memory-pick.ts).
-    const pickBounded =
-      readPods === undefined
-        ? undefined
-        : (from: StatsSample): Promise<BoundedPick> =>
-            pickOnBounds(from, {
-              decide,
-              readPods: async (s, uids) => {
-                try {
-                  return await readPods(s, uids);
-                } catch (e) {
-                  log.warn({ err: String(e) }, "Eviction manager: cannot read the picked pods' memory");
-                  return undefined;
-                }
-              },
-              readAll: () => this.readAll(),
-            });
-    if (scope === "memory" && sample !== undefined && pickBounded !== undefined) {
-      ({ sample, result, bounded } = await pickBounded(sample));
-    } else {
-      result = decide(sample?.summary);
-    }
-    if (result.kind === "done" && !pickedOnFreshFigures(scope, result.report)) {
-      // The pick was made from pod figures up to a refresh period old (housekeeping), or from a
-      // memory wake's read for something else than memory: the pods are read now and the engine
-      // decides again from the same prior state (pure: the first answer is dropped).
-      sample = await this.readAll();
-      result = decide(sample?.summary);
-      bounded = false;
-    }
-    let report: SyncReport;
+    const decision = await decideOnWake(
+      read,
+      {
+        activePods: pods.activePods(),
+        decide: (summary, activePods) => synchronize(config, before, { now, summary, activePods, layout }),
+      },
+      { stats, log },
+    );
+    const decided = decision.result;
+    let reclaimed: ReclaimOutcome | undefined;
     let afterReclaim: StatsSample | undefined;
-    let reclaimOutcome: ReclaimOutcome | undefined;
-    if (result.kind === "reclaim") {
-      const errors: Partial<Record<ReclaimFunction, string>> = {};
-      for (const fn of result.functions) {
-        try {
-          await (fn === "containers" ? pods.containerGC() : pods.imageGC());
-        } catch (e) {
-          errors[fn] = String(e);
-          log.warn(
-            { err: String(e), fn },
-            "Eviction manager: unexpected error when attempting to reduce resource pressure",
-          );
-        }
-      }
-      let after: StatsSample | undefined;
-      try {
-        after = await stats.collect();
-      } catch (e) {
-        log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats after resource reclaim");
-      }
-      afterReclaim = after;
-      reclaimOutcome = { summary: after?.summary, errors };
-      const resumed = result.resume(reclaimOutcome);
-      this.state = resumed.state;
-      report = resumed.report;
+    let settled: { readonly state: EngineState; readonly report: SyncReport };
+    if (decided.kind === "reclaim") {
+      ({ outcome: reclaimed, after: afterReclaim } = await this.reclaim(decided.functions));
+      settled = decided.resume(reclaimed);
     } else {
-      this.state = result.state;
-      report = result.report;
+      settled = decided;
     }
+    this.state = settled.state;
+    const decidedReport = settled.report;
     const t2 = clock.elapsed?.();
     const decidedAt = clock.now();
     const preflight = pods.preflight?.bind(pods);
-    const sent = await evictFirstAllowed(report, {
+    const sent = await evictFirstAllowed(decidedReport, {
       ...(preflight !== undefined
         ? {
             preflight: (e: Eviction) =>
@@ -238,40 +175,33 @@ export class EvictionLoop {
                 e.pod,
                 effectiveGracePeriod(e.gracePeriodSeconds, e.pod),
                 evictedStatus(e),
-                evictionUrgency(report, e),
+                evictionUrgency(decidedReport, e),
               ),
           }
         : {}),
-      evict: (e) => this.evict(e, wake, evictionUrgency(report, e)),
+      evict: (e) => this.evict(e, wake, evictionUrgency(decidedReport, e)),
       decideWithout: async (refused) => {
-        leftOut = refused;
-        if (reclaimOutcome !== undefined) {
-          // Node-level reclaim already ran: its outcome resumes the new decision as it did the first.
-          const again = decide(sample?.summary);
-          const settled = again.kind === "done" ? again : again.resume(reclaimOutcome);
-          this.state = settled.state;
-          return settled.report;
-        }
-        if (bounded && sample !== undefined && pickBounded !== undefined) {
-          ({ sample, result, bounded } = await pickBounded(sample));
-        } else {
-          result = decide(sample?.summary);
-        }
-        // Without reclaim the first time, none now: the thresholds and the sample are the same.
-        const settled = result.kind === "done" ? result : result.resume({ summary: undefined });
-        this.state = settled.state;
-        return settled.report;
+        const again = await decision.redecideWithout(refused);
+        // After node-level reclaim, its outcome resumes the new decision as it did the first; without
+        // reclaim the first time, none now: the thresholds and the sample are the same.
+        const resettled = again.kind === "done" ? again : again.resume(reclaimed ?? { summary: undefined });
+        this.state = resettled.state;
+        return resettled.report;
       },
     });
-    report = sent.report;
+    let report = sent.report;
     const refusedByPreflight = sent.refused;
     const evictions = [...sent.outcomes];
     this.noteSignalsBelow(report, now);
     const t3 = clock.elapsed?.();
-    // After reclaim the engine decided from a second read; that path is not decided twice.
-    const refined =
-      result.kind === "done" ? await this.refine(sample, report, evictions, bounded, decide) : undefined;
-    if (refined !== undefined) {
+    let sample = decision.sample;
+    // Refined only where the pending kills' statuses can still be written again.
+    const restate = pods.restate?.bind(pods);
+    const killed = evictions.some((e) => e.kill !== undefined);
+    const refined = restate === undefined ? undefined : await decision.refine(report, killed);
+    if (refined !== undefined && restate !== undefined) {
+      // The statuses the kills will write carry the messages of the fresher read.
+      for (const e of refined.report.evictions) restate(e.pod, evictedStatus(e));
       sample = refined.sample;
       this.state = refined.state;
       report = refined.report;
@@ -281,13 +211,14 @@ export class EvictionLoop {
       });
     }
     // After the kills: registering a memcg threshold waits for an RCU grace period in the kernel
-    // (measured here: 10–30 ms), and the pod that must go should not wait for that.
+    // (tens of milliseconds), and the pod that must go should not wait for that.
     if (sample !== undefined && report.updateNotifiers) this.o.wake.rearm(sample);
+    const readError = decision.readError;
     const step: LoopStep = {
       wake,
       now,
       sample,
-      ...(sample === undefined && this.readFailure !== undefined ? { readError: this.readFailure } : {}),
+      ...(readError !== undefined ? { readError } : {}),
       ...(afterReclaim !== undefined ? { afterReclaim } : {}),
       report,
       evictions,
@@ -307,8 +238,8 @@ export class EvictionLoop {
    * A memory wake's path, once, acting on nothing: a memory read, the bounded pick under a threshold
    * every node crosses (memory.available < 100%: the ranking, the picked pod's full read and the
    * decision after it all run), the result dropped and the engine's state untouched. Run when pods
-   * start, so that the first real wake runs code V8 has compiled and types it has seen: on a
-   * 110-pod node the first wake after start otherwise spent ~15 ms of its reaction in the daemon.
+   * start, so that the first real wake runs code V8 has compiled and types it has seen (the
+   * first wake after start otherwise spends milliseconds compiling: docs/benchmarks.md).
    */
   async rehearse(): Promise<void> {
     const { stats, pods, clock, config, layout } = this.o;
@@ -325,45 +256,6 @@ export class EvictionLoop {
     });
   }
 
-  /**
-   * A read may carry container figures over (see `StatsScope`), and a memory wake reads most pods'
-   * usage alone: the pods picked are still the right ones (their own figures are fresh), and SIGTERM
-   * has gone. Their eviction messages name containers by usage, so the picked pods are read in full
-   * now, with every pod whose working set was not read, and the engine decides again from the same
-   * prior state (pure: the first answer is dropped). The same pods come out, with messages from
-   * fresh figures, which replace the statuses the kills will write, and the ranking and refusals
-   * recorded are a complete read's. Should the pick ever differ, the first decision stands (its kills
-   * are under way).
-   */
-  private async refine(
-    sample: StatsSample | undefined,
-    report: SyncReport,
-    evictions: readonly EvictionOutcome[],
-    bounded: boolean,
-    decideAgain: (summary: NodeSummary) => SyncResult,
-  ): Promise<{ sample: StatsSample; state: EngineState; report: SyncReport } | undefined> {
-    const { stats, pods, log } = this.o;
-    if (sample === undefined || (!bounded && !evictions.some((e) => e.kill !== undefined))) return undefined;
-    if (stats.refreshPods === undefined || pods.restate === undefined) return undefined;
-    let fresh: StatsSample;
-    try {
-      const picked = report.evictions.map((e) => e.pod.uid);
-      const unread = bounded ? podsLackingWorkingSet(sample.summary, sample.unread) : [];
-      fresh = await stats.refreshPods(sample, [...new Set([...picked, ...unread])]);
-    } catch (e) {
-      log.warn({ err: String(e) }, "Eviction manager: cannot read the evicted pods' containers again");
-      return undefined;
-    }
-    const again = decideAgain(fresh.summary);
-    const picked = report.evictions.map((e) => e.pod.uid).join(" ");
-    if (again.kind !== "done" || again.report.evictions.map((e) => e.pod.uid).join(" ") !== picked) {
-      log.warn({ picked }, "Eviction manager: a fresher read picks other pods; the first decision stands");
-      return undefined;
-    }
-    for (const e of again.report.evictions) pods.restate(e.pod, evictedStatus(e));
-    return { sample: fresh, state: again.state, report: again.report };
-  }
-
   /** Records, for each signal this step read, whether it was below all its thresholds then. */
   private noteSignalsBelow(report: SyncReport, now: number): void {
     if (!report.ran || report.statsUnavailable) return;
@@ -371,15 +263,33 @@ export class EvictionLoop {
     for (const signal of report.observations.keys()) if (!met.has(signal)) this.seenBelowAt.set(signal, now);
   }
 
-  /** A complete read (`all`), or undefined with a warning when it fails. */
-  private async readAll(): Promise<StatsSample | undefined> {
-    try {
-      return await this.o.stats.collect("all");
-    } catch (e) {
-      this.readFailure = String(e);
-      this.o.log.warn({ err: this.readFailure }, "Eviction manager: failed to get summary stats");
-      return undefined;
+  /**
+   * Node-level reclaim as the engine asked (dead containers, unused images; a failure is logged
+   * and passed on), and the read the engine resumes from after it.
+   */
+  private async reclaim(
+    functions: readonly ReclaimFunction[],
+  ): Promise<{ outcome: ReclaimOutcome; after: StatsSample | undefined }> {
+    const { stats, pods, log } = this.o;
+    const errors: Partial<Record<ReclaimFunction, string>> = {};
+    for (const fn of functions) {
+      try {
+        await (fn === "containers" ? pods.containerGC() : pods.imageGC());
+      } catch (e) {
+        errors[fn] = String(e);
+        log.warn(
+          { err: String(e), fn },
+          "Eviction manager: unexpected error when attempting to reduce resource pressure",
+        );
+      }
     }
+    let after: StatsSample | undefined;
+    try {
+      after = await stats.collect();
+    } catch (e) {
+      log.warn({ err: String(e) }, "Eviction manager: failed to get summary stats after resource reclaim");
+    }
+    return { outcome: { summary: after?.summary, errors }, after };
   }
 
   private async evict(
@@ -463,19 +373,6 @@ export class EvictionLoop {
       wake = await this.o.wake.next(this.o.housekeepingIntervalMs, signal);
     }
   }
-}
-
-/**
- * Whether a decision's evictions were picked on figures a read of `scope` brings fresh: any read's
- * decision that evicts nobody; an `all` read's; a `memory` read's that evicts for memory (each pod's
- * usage is fresh and its working set bounded, bounded-memory-pick.ts), not for PIDs or disk, whose
- * per-pod figures such a read reuses.
- */
-function pickedOnFreshFigures(scope: StatsScope, report: SyncReport): boolean {
-  if (report.evictions.length === 0 || scope === "all") return true;
-  return (
-    scope === "memory" && report.evictions.every((e) => e.kind === "pressure" && isMemorySignal(e.signal))
-  );
 }
 
 /**

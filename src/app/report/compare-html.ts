@@ -9,7 +9,7 @@
 import { scaleLinear } from "d3-scale";
 import type { Signal } from "../../core/model.js";
 import { SIGNALS } from "../../core/signals.js";
-import { count } from "../../core/plural.js";
+import { count } from "../plural.js";
 import { cellKey, type ConfigRow, type FleetComparison } from "../compare/fleet-comparison.js";
 import { amount, CSS, duration, esc } from "./report-html.js";
 

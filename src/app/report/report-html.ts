@@ -9,7 +9,7 @@
 import { scaleLinear, scaleUtc, type ScaleLinear, type ScaleTime } from "d3-scale";
 import { area, curveStepAfter, line, stack, stackOrderNone, stackOffsetNone } from "d3-shape";
 import { SIGNALS } from "../../core/signals.js";
-import { count } from "../../core/plural.js";
+import { count } from "../plural.js";
 import { isOomRisk, OOM_RISK_BYTES, OOM_RISK_FRACTION } from "../../core/oom-risk.js";
 import type { NodeEnvironment } from "../../core/node/node-environment.js";
 import type {

@@ -13,7 +13,7 @@ import { availableParallelism } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { OBJECTIVES, type FleetComparison, type Objective } from "../../app/compare/fleet-comparison.js";
 import { formatIssue, type Issue } from "../../core/issues.js";
-import { count } from "../../core/plural.js";
+import { count } from "../../app/plural.js";
 import { EXIT, InputError } from "../../errors.js";
 import { loadConfigVariants, type ConfigVariant } from "../../formats/load-config-variants.js";
 import { unwritableReason } from "../../formats/output-path.js";

@@ -13,7 +13,7 @@ import { runDaemon } from "./run.js";
 import { EXIT } from "../../errors.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { onReaderGone } from "../output/broken-pipe.js";
-import { count } from "../../core/plural.js";
+import { count } from "../../app/plural.js";
 
 const NODE_FILE = `# The demo node: 640Mi of memory, evict when less than 160Mi is available.
 name: demo

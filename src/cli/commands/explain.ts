@@ -10,7 +10,7 @@ import { formatIssue, type Issue } from "../../core/issues.js";
 import { clusterEvictionSettingsOf } from "./cluster-options.js";
 import { EXIT, InputError } from "../../errors.js";
 import { writeStdout } from "../output/output-failure.js";
-import { systemClock } from "../system-clock.js";
+import { systemClock } from "../../linux/system-clock.js";
 import { connectOptions, type ClusterCliOptions } from "./cluster-options.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 import { terminalSafe } from "../output/terminal-text.js";

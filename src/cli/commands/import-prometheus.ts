@@ -18,8 +18,8 @@ import { createTraceFile, type TraceFile } from "../../formats/scenario/compress
 import { connectPrometheus, redactedUrl } from "../../prometheus/prometheus-http-api.js";
 import { durationOption, outputPathIssue } from "./cluster-options.js";
 import { stopOnSignals } from "../stop-on-signals.js";
-import { systemClock } from "../system-clock.js";
-import { count } from "../../core/plural.js";
+import { systemClock } from "../../linux/system-clock.js";
+import { count } from "../../app/plural.js";
 
 export interface ImportPrometheusCliOptions {
   readonly url: string;

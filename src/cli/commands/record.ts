@@ -17,11 +17,11 @@ import {
   outputPathIssue,
   type ClusterCliOptions,
 } from "./cluster-options.js";
-import { systemClock } from "../system-clock.js";
+import { systemClock } from "../../linux/system-clock.js";
 import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { terminalSafe } from "../output/terminal-text.js";
-import { count } from "../../core/plural.js";
+import { count } from "../../app/plural.js";
 
 /**
  * Writes one plain line on stderr, made safe for a terminal (it may quote the API server); on a

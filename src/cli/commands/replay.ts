@@ -10,7 +10,7 @@ import { Replayer, type ReplayPlan, type StepOutcome } from "../../app/replay/ru
 import { openScenarioFile, openScenarioInput } from "../../formats/scenario/open-scenario.js";
 import { formatIssue } from "../../core/issues.js";
 // Renamed: `count` below is the number of steps replayed.
-import { count as counted } from "../../core/plural.js";
+import { count as counted } from "../../app/plural.js";
 import { EXIT, InputError } from "../../errors.js";
 import { TableWriter, tableHeader } from "../output/replay-table.js";
 import { terminalSafe } from "../output/terminal-text.js";

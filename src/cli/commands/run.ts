@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { daemonLogger } from "../output/daemon-logger.js";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
 import type { LoggerPort, PodsPort } from "../../app/ports.js";
-import { systemClock } from "../system-clock.js";
+import { systemClock } from "../../linux/system-clock.js";
 import type { DaemonSnapshot, ManifestProblem } from "../../app/node-view/snapshot.js";
 import { loadNodeSpec } from "../../formats/node-file.js";
 import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js";
@@ -22,7 +22,6 @@ import { prepareNodeDirectories } from "../../runtime/node-directories.js";
 import { DryRunPods } from "../../runtime/dry-run-pods.js";
 import { ProcessPodRuntime } from "../../runtime/pod-runtime.js";
 import { activeContainerLogs, ContainerLogMonitor } from "../../runtime/container-log-monitor.js";
-import type { RunnablePod } from "../../runtime/runnable-pod.js";
 import type { FilesystemLayout, NodeCondition, NodeSummary } from "../../core/model.js";
 import { buildDaemonSnapshot } from "../../app/node-view/build-daemon-snapshot.js";
 import { decodeSummary } from "../../core/summary/decode-summary.js";
@@ -35,6 +34,7 @@ import { StepJournal } from "../../server/step-journal.js";
 import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
 import { LoopThread, type LoopThreadHandlers } from "../../daemon/loop-thread/loop-thread.js";
+import { serveLoopThreadRequests } from "../../daemon/loop-thread/serve-loop-thread.js";
 import type { LastSummary, PodsUpdate } from "../../daemon/loop-thread/protocol.js";
 import { YoungGenerationTrim } from "../../daemon/gc/young-generation-trim.js";
 import { FinalStatusJournal, openFinalStatusJournal } from "../../runtime/final-status-journal.js";
@@ -235,7 +235,6 @@ export async function runDaemon(options: RunOptions): Promise<void> {
     ...(driver !== undefined ? { targets: await runtime.statsTargets() } : {}),
     signal: runtime.signalTargets(),
   });
-  const podByUid = (uid: string): RunnablePod | undefined => runtime.knownPods().find((p) => p.uid === uid);
 
   const startedAt = systemClock.now();
   const layout: FilesystemLayout = spec.imagefsDir !== undefined ? "split" : "single";
@@ -305,30 +304,7 @@ export async function runDaemon(options: RunOptions): Promise<void> {
       // Start-up (or a burst of HTTP requests) grew this thread's young generation; once quiet, it is given back.
       youngGenerationTrim.afterWork();
     },
-    onRequest: async (request) => {
-      switch (request.op) {
-        case "isCleanedUp": {
-          const pod = podByUid(request.uid);
-          return pod === undefined ? true : pods.isCleanedUp(pod);
-        }
-        case "containerGC":
-          return pods.containerGC();
-        case "imageGC":
-          return pods.imageGC();
-        case "statsTargets":
-          return runtime.statsTargets();
-      }
-    },
-    onKill: (notice) => {
-      const pod = podByUid(notice.pod.uid) ?? notice.pod;
-      return notice.signalled !== undefined
-        ? runtime.killSignalled(pod, notice.gracePeriodSeconds, notice.status, notice.signalled)
-        : pods.kill(pod, notice.gracePeriodSeconds, notice.status);
-    },
-    onRestate: (uid, status) => {
-      const pod = podByUid(uid);
-      if (pod !== undefined) pods.restate?.(pod, status);
-    },
+    ...serveLoopThreadRequests(runtime, pods),
   };
 
   // New pods go through admission against the conditions the loop reports now.

@@ -38,7 +38,6 @@ import { EXIT, InputError } from "../../errors.js";
 import { checkNodeLocalOptions, type NodeLocalCliOptions } from "./node-local-options.js";
 import { cgroupsNeedConfigz, openKubeletCgroups } from "./open-kubelet-cgroups.js";
 import type { ClusterEvictionSettings } from "../../app/cluster/eviction-settings.js";
-import { planKubeletWakeSources } from "../../linux/kubelet-cgroups/kubelet-wake-sources.js";
 import { KubeletOomKillCounter } from "../../linux/kubelet-cgroups/kubelet-oom-kills.js";
 import {
   OOM_KILL_EVENT_REASON,
@@ -52,13 +51,14 @@ const OOM_SCAN_MS = 1000;
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { connectClusterNode } from "../../kubernetes/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
+import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { startHttpServer } from "../../server/http-server.js";
 import { DaemonMetrics } from "../../server/metrics.js";
 import { ownProcessFigures } from "../../linux/own-process.js";
 import { StepJournal } from "../../server/step-journal.js";
 import { DecisionLog } from "../../server/decision-log.js";
 import { stopOnSignals } from "../stop-on-signals.js";
-import { systemClock } from "../system-clock.js";
+import { systemClock } from "../../linux/system-clock.js";
 import { TIMER_MAX_MS } from "../../core/time/timer-limit.js";
 import {
   clusterEvictionSettings,
@@ -561,8 +561,14 @@ function nodeLocalStats(
   const { tree, memory } = openKubeletCgroups(opts, configz);
   let plan;
   try {
-    plan = planKubeletWakeSources({
-      tree,
+    plan = planWakeSources({
+      target: {
+        api: tree.api,
+        nodeDir: tree.nodeDir,
+        podsDir: tree.kubepodsDir,
+        nodeIsRoot: tree.nodeIsRoot,
+        where: " on the kubelet's cgroups",
+      },
       thresholds: settings.config.thresholds,
       housekeepingIntervalMs: intervalMs,
     });

@@ -6,7 +6,7 @@ import { amount, duration } from "../../app/report/report-html.js";
 import type { ConfigRow, FleetComparison } from "../../app/compare/fleet-comparison.js";
 import { basename } from "node:path";
 import { terminalSafe } from "./terminal-text.js";
-import { count } from "../../core/plural.js";
+import { count } from "../../app/plural.js";
 
 function pad(cells: readonly string[][]): string {
   const widths = cells[0]?.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length))) ?? [];

@@ -14,7 +14,7 @@ import { formatQuantity, quantityFromInt } from "../../core/quantity.js";
 import { SIGNALS } from "../../core/signals.js";
 import { thresholdQuantity } from "../../core/engine/threshold-quantity.js";
 import { terminalSafe } from "./terminal-text.js";
-import { count } from "../../core/plural.js";
+import { count } from "../../app/plural.js";
 
 const dur = formatDurationMs;
 

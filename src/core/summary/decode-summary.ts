@@ -98,7 +98,8 @@ export function decodeSummary(
 /**
  * A decoded summary whose pods are built from the raw data on first use. A class, not an object
  * literal with closures: the closures kept each step's whole parse tree reachable for longer, and a
- * long replay spent most of its garbage-collection time copying them (measured: ~350 → ~60 ms).
+ * long replay spent most of its garbage-collection time copying them (docs/benchmarks.md,
+ * "Figures behind design choices").
  */
 class LazySummary implements NodeSummary {
   readonly node: NodeStats;
@@ -200,7 +201,7 @@ function indexByName(rawPods: readonly unknown[]): Map<string, Map<string, numbe
  * Reads the values of one summary, memoised: a summary repeats a few time stamps and the same
  * filesystem figures (every rootfs, logs and ephemeral-storage block restates the node fs capacity,
  * availability and inodes) hundreds of times, and a Map hit is much cheaper than a parse or a
- * BigInt allocation (measured: pod decoding takes about half the time with the counter memo).
+ * BigInt allocation (pod decoding measured markedly faster with the counter memo).
  */
 class ValueReader {
   private readonly defaultTime: EpochMs | undefined;
@@ -274,8 +275,8 @@ function buildNode(raw: RawNode, values: ValueReader): NodeStats {
 /**
  * `containers` and `volumes` are memoised getters, built on first read: every synchronize looks pods
  * up by `podRef`, but only the local-storage check (pods with storage limits) and pressure handling
- * read further, so most steps never need most pods' container and volume stats (measured: pod
- * decoding per replay step drops by about two thirds on a 110-pod node with a few limited pods).
+ * read further, so most steps never need most pods' container and volume stats (on a 110-pod node
+ * with a few limited pods, most of a replay step's pod decoding is spared).
  */
 function buildPod(raw: RawPod, values: ValueReader): PodStats {
   return new LazyPod(raw, values);
@@ -312,8 +313,8 @@ class LazyPod implements PodStats {
     }
   }
 
-  // Reports alone read a pod's cpu, io and swap: built on first use, as containers are (measured:
-  // the pods of a 110-pod Summary with pressure figures decode in 40% of the time they took with
+  // Reports alone read a pod's cpu, io and swap: built on first use, as containers are (the pods
+  // of a 110-pod Summary with pressure figures decode in a fraction of the time they took with
   // these built at once).
   get cpu(): CpuStats | undefined {
     return this.#pressure().cpu;

@@ -1,9 +1,10 @@
 /**
  * A Summary cut down to what the eviction engine reads (docs/replay-format.md, "lean Summaries"),
  * plus the node's pressure and swap figures a report shows beside the signals: what a recorder
- * keeps so that a day of a 110-pod node takes some 40 MB in brotli, not gigabytes (385 KiB a
- * sample as the kubelet sends it, some 70 KiB of it what the engine reads), while a replay of it
- * makes exactly the decisions a replay of the full Summaries makes.
+ * keeps so that a day of a 110-pod node takes a small fraction of what the kubelet's Summaries
+ * would (the engine reads a small part of each; docs/benchmarks.md, "A day of a node as a
+ * recording"), while a replay of it makes exactly the decisions a replay of the full Summaries
+ * makes.
  *
  * Kept: the node's memory, filesystems and rlimit whole (their times too: observations carry
  * them); system containers' names and memory; per pod its podRef, its memory's working set and

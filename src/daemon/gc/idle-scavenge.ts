@@ -1,15 +1,16 @@
 /**
- * Young-generation garbage collection at a time of the loop thread's choosing. A scavenge costs
- * about a millisecond here, longer the more a wake's objects are still alive, and V8 runs one
- * whenever the young generation fills, which on the loop thread means in the middle of whichever
- * wake filled it: measured, scavenges of 1–3 ms (10 ms at worst) inside about half of a 110-pod
- * node's wakes. Collected right after each step instead, while nothing waits, the young
- * generation starts every wake empty, and a wake's allocations (well under its size) never stop it.
+ * Young-generation garbage collection at a time of the loop thread's choosing. A scavenge takes a
+ * noticeable part of a wake's few milliseconds, longer the more a wake's objects are still alive,
+ * and V8 runs one whenever the young generation fills, which on the loop thread means in the
+ * middle of whichever wake filled it: on a 110-pod node, inside many of its wakes
+ * (docs/benchmarks.md, "Figures behind design choices"). Collected right after each step instead,
+ * while nothing waits, the young generation starts every wake empty, and a wake's allocations
+ * (well under its size) never stop it.
  */
 import { gcFunction, youngGeneration } from "./v8-gc.js";
 
 /**
- * Room a wake needs in the young generation: a 110-pod memory wake allocates about 0.6 MB up to its
+ * Room a wake needs in the young generation: a 110-pod memory wake allocates less than this up to its
  * SIGTERM (measured with the allocation sampler), so with less than this left it is collected.
  */
 const WAKE_ROOM_BYTES = 1024 * 1024;
@@ -17,8 +18,8 @@ const WAKE_ROOM_BYTES = 1024 * 1024;
 /**
  * Schedules one young-generation collection for when the thread has nothing else to run, unless
  * enough room is left for a wake. On a small node most steps collect nothing; at 100 idle pods a
- * housekeeping step allocates about 0.5 MB and the young generation is mostly at its 1 MiB start
- * size, so nearly every step collects (measured: 35 collections in 30 s, 1.3 ms each).
+ * housekeeping step allocates a good part of the young generation, which is mostly at its 1 MiB
+ * start size, so nearly every step collects.
  */
 export function scavengeWhenIdle(): void {
   const collect = gcFunction();

@@ -3,12 +3,11 @@
  * young generation (up to 16 MiB a semi-space here) while many objects survive its collections,
  * as they do while a daemon starts a hundred pods, and shrinks it again only at a collection made
  * while the thread allocates slowly. The main thread of an idle daemon allocates so slowly that it
- * collects almost never (measured at 100 idle pods: no young collection in 30 s), so it kept the
- * start-up's 16 MiB, touched a little more every second, until V8's memory reducer came round
- * 20–35 s later: 13–19 MiB of the daemon's resident memory meanwhile. One young collection at a
- * quiet moment lets V8 shrink it (to 1 MiB, the size it starts at) 5–15 s after start; while the
- * thread is still busy V8 keeps it, and the trim backs off, so a busy thread is not collected
- * every second for nothing.
+ * collects almost never, so it kept the start-up's 16 MiB, touched a little more every second,
+ * resident until V8's memory reducer came round much later (docs/benchmarks.md, "Figures behind
+ * design choices"). One young collection at a quiet moment lets V8 shrink it (to 1 MiB, the size
+ * it starts at) soon after start; while the thread is still busy V8 keeps it, and the trim backs
+ * off, so a busy thread is not collected every second for nothing.
  */
 import { gcFunction, youngGeneration, type GcFunction } from "./v8-gc.js";
 

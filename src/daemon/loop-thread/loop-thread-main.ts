@@ -15,9 +15,9 @@ import { createCgroupDriver } from "../../linux/cgroups/create-cgroup-driver.js"
 import type { CgroupDriver, NodeCgroups } from "../../linux/cgroups/cgroup-driver.js";
 import { collectorStatsPort, LinuxSummaryCollector } from "../../linux/node-stats/index.js";
 import { NotificationWakePort } from "../../linux/notify/notification-wake-port.js";
-import { planWakeSources } from "../../linux/notify/plan-wake-sources.js";
+import { ownNodeWakeTarget, planWakeSources } from "../../linux/notify/plan-wake-sources.js";
 import { AdapterError } from "../../errors.js";
-import { systemClock } from "../../cli/system-clock.js";
+import { systemClock } from "../../linux/system-clock.js";
 import { EVICTION_LOOP_NICE, setCurrentThreadNice } from "../../linux/thread-priority.js";
 import { scavengeWhenIdle } from "../gc/idle-scavenge.js";
 import { WakeRehearsals } from "../../app/loop/wake-rehearsals.js";
@@ -58,12 +58,12 @@ async function runLoopThread(init: LoopThreadInit, main: MainThreadChannel): Pro
     clock: systemClock,
   });
 
-  // Kernel notifications: memcg thresholds on v1, PSI and memory.events on v2.
+  // Kernel notifications: memcg thresholds and reclaim reports on v1, PSI and memory.events on v2.
   const plan = planWakeSources({
     notifications: spec.notifications,
     housekeepingIntervalMs: spec.housekeepingIntervalMs,
     thresholds: spec.eviction.thresholds,
-    cgroups,
+    target: cgroups === undefined ? undefined : ownNodeWakeTarget(cgroups.driver, cgroups.node),
   });
   const wake = new NotificationWakePort({
     sources: plan.thresholds,

@@ -4,20 +4,19 @@
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import type { LoopStepData } from "../../app/loop/loop-step-data.js";
-import type { FailedPodStatus, KillResult, LoggerPort } from "../../app/ports.js";
+import type { LoggerPort } from "../../app/ports.js";
 import type { FilesystemLayout } from "../../core/model.js";
 import type { NodeSpec } from "../../core/node/node-spec.js";
 import {
-  errorData,
   errorFromData,
   type FromLoopThread,
   type KillNotice,
   type LastSummary,
-  type LoopRequest,
   type LoopThreadInit,
   type PodsUpdate,
   type ToLoopThread,
 } from "./protocol.js";
+import { answerKillNotice, answerRequest, type LoopThreadPodHandlers } from "./serve-loop-thread.js";
 
 /**
  * The loop thread's V8 limits. Only the loop's own figures live there: a small young generation
@@ -29,19 +28,14 @@ export const LOOP_THREAD_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 } as co
 /** How long a loop thread asked to stop may take before it is terminated. */
 const STOP_TIMEOUT_MS = 10_000;
 
-/** What the main thread does for the loop thread. */
-export interface LoopThreadHandlers {
+/**
+ * What the main thread does for the loop thread: its pods' part (serve-loop-thread.ts; kills may
+ * be taken in from within {@link LoopThread.takeInKills}), its log lines and its steps.
+ */
+export interface LoopThreadHandlers extends LoopThreadPodHandlers {
   readonly log: LoggerPort;
   /** One synchronize, numbered (its Summary: {@link LoopThread.summary}). */
   readonly onStep: (step: LoopStepData, seq: number) => void;
-  /** A request (isCleanedUp, GC, stats targets); its value or error goes back. */
-  readonly onRequest: (request: LoopRequest) => Promise<unknown>;
-  /**
-   * A pod the loop evicts. Called synchronously when `notice.signalled` (the loop thread has sent
-   * SIGTERM: the runtime takes it from there), possibly from within {@link LoopThread.takeInKills}.
-   */
-  readonly onKill: (notice: KillNotice) => KillResult | Promise<KillResult>;
-  readonly onRestate: (uid: string, status: FailedPodStatus) => void;
 }
 
 export interface LoopThreadOptions {
@@ -139,10 +133,7 @@ export class LoopThread {
           case "request":
             // A request about a pod (is it cleaned up?) is answered knowing the kills sent before it.
             thread?.takeInKills();
-            handlers.onRequest(message.request).then(
-              (value) => post({ type: "reply", id: message.id, value }),
-              (error: unknown) => post({ type: "reply", id: message.id, error: errorData(error) }),
-            );
+            answerRequest(message.id, message.request, handlers.onRequest, post);
             return;
           case "restate":
             thread?.takeInKills();
@@ -210,25 +201,7 @@ export class LoopThread {
 
   /** Hands one kill notice to the runtime and answers the loop thread. */
   private takeIn(notice: KillNotice): void {
-    const answer = (result: KillResult): void => {
-      this.#post({ type: "reply", id: notice.id, value: { terminatedAt: result.terminatedAt } });
-      result.done.then(
-        (end) => this.#post({ type: "killDone", id: notice.id, ok: end.ok, stuck: end.stuck }),
-        () => this.#post({ type: "killDone", id: notice.id, ok: false, stuck: [] }),
-      );
-    };
-    let result: KillResult | Promise<KillResult>;
-    try {
-      result = this.#handlers.onKill(notice);
-    } catch (error) {
-      this.#post({ type: "reply", id: notice.id, error: errorData(error) });
-      return;
-    }
-    if (result instanceof Promise)
-      result.then(answer, (error: unknown) =>
-        this.#post({ type: "reply", id: notice.id, error: errorData(error) }),
-      );
-    else answer(result);
+    answerKillNotice(notice, this.#handlers.onKill, (message) => this.#post(message));
   }
 
   /** Asks the loop to stop and waits until it has released what it held (bounded; then the thread is terminated). */

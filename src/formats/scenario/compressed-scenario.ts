@@ -1,8 +1,9 @@
 /**
  * Compressed JSONL scenarios, both ways (docs/replay-format.md, "compressed traces"): a recording
  * named `*.gz` is gzip, `*.br` brotli (a 16 MiB window: one sample of a 110-pod node repeats most
- * of the one before, which gzip's 32 KiB window cannot see; a day is some 40 MB in brotli, 100 in
- * gzip). Gzip is also recognised by its magic bytes, on stdin too.
+ * of the one before, which gzip's 32 KiB window cannot see, so a day of it takes much less room in
+ * brotli; docs/benchmarks.md, "A day of a node as a recording"). Gzip is also recognised by its
+ * magic bytes, on stdin too.
  *
  * Written line by line, each line flushed as it is written, so a recording stopped at any moment
  * holds every line written before; read as a stream. A stream that ends mid-way (the recorder was
@@ -51,7 +52,8 @@ export function decompress(
 ): Decompressed {
   let truncated = false;
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    // Large output chunks: at the default 16 KiB, per-chunk overhead made decompressing 5x slower.
+    // Large output chunks: at the default 16 KiB, per-chunk overhead was most of decompressing's
+    // time (docs/benchmarks.md, "Figures behind design choices").
     const inflater =
       kind === "gzip" ? createGunzip({ chunkSize: 1 << 20 }) : createBrotliDecompress({ chunkSize: 1 << 20 });
     // Copies: a file reader may reuse one buffer for every chunk, while zlib may still hold the last.

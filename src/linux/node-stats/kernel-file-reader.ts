@@ -2,12 +2,13 @@
  * Reads kernel interface files (cgroupfs, procfs) through descriptors kept open between reads.
  *
  * `readFileSync` costs four system calls per file (open, fstat, read, close); for a 110-pod node the
- * stats of one loop step are some 700 such files, about 20 µs each, so 15–20 ms of a wake-to-kill
- * path that should take a few. A kept-open descriptor read with `pread` at offset 0 makes the
- * kernel generate the file afresh (interface files have no content of their own: every read at 0
- * is a new sample), in one system call. A descriptor whose cgroup was removed reads ENODEV; it is
- * closed and the path opened again once, so a cgroup removed and made again (a restarted pod) is
- * read fresh, and one that is gone reports `cgroup-not-found` as a plain read would.
+ * stats of one loop step are some 700 such files, which made the reads alone several times the few
+ * milliseconds a wake-to-kill path should take (docs/benchmarks.md, "Figures behind design
+ * choices"). A kept-open descriptor read with `pread` at offset 0 makes the kernel generate the
+ * file afresh (interface files have no content of their own: every read at 0 is a new sample), in
+ * one system call. A descriptor whose cgroup was removed reads ENODEV; it is closed and the path
+ * opened again once, so a cgroup removed and made again (a restarted pod) is read fresh, and one
+ * that is gone reports `cgroup-not-found` as a plain read would.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { AdapterError, errnoCode } from "../../errors.js";

@@ -6,7 +6,7 @@ import { parseProcStat, parseStatm, type ProcStat } from "../procfs.js";
 /**
  * Reads a /proc file, or undefined when the process has exited meanwhile. Synchronously: procfs
  * files are generated from kernel memory and never wait for a disk, and a synchronous read is
- * about 100 times cheaper than `fs.promises.readFile` (see `cgroup-stats-reader.ts`).
+ * far cheaper than `fs.promises.readFile` (see `cgroup-stats-reader.ts`).
  */
 export function readProcFile(path: string): string | undefined {
   try {

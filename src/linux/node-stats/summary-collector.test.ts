@@ -1,7 +1,11 @@
 /**
- * The collector against a hand-made cgroup reader and a fixture /proc tree, with real files in a
- * temp directory: every figure is checked against what the inputs say it must be, and the output
- * goes through the engine's own decoder and observation builder.
+ * The collector in cgroups, against a hand-made cgroup reader over a fake cgroupfs (v1 and v2),
+ * with real files in a temp directory: every figure is checked against what the inputs say it must
+ * be, the output goes through the engine's own decoder and observation builder, and what a read
+ * reuses (figures, their times, whole pod entries) is pinned read by read. The periods themselves
+ * are refresh-schedule.test.ts's; the collector without cgroups is summary-collector-procfs.test.ts's.
+ * One file past 500 lines because its tests read the one fixture node its `before` builds (a pod's
+ * files, volumes and cgroups), read after read.
  */
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, statfs, writeFile } from "node:fs/promises";
@@ -9,98 +13,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { makeSignalObservations } from "../../core/engine/observations.js";
-import { IssueList } from "../../core/issues.js";
-import type { NodeSummary } from "../../core/model.js";
 import { detectFilesystemLayout } from "../../core/summary/detect-layout.js";
-import { decodeSummary } from "../../core/summary/decode-summary.js";
-import { validateSummary } from "../../core/summary/validate-summary.js";
 import { AdapterError } from "../../errors.js";
-import type { CgroupDirectories, CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
+import type { CgroupRef, NodeCgroups } from "../cgroups/cgroup-driver.js";
 import type { ActivePodInfo } from "./active-pod-info.js";
+import { DEFAULT_REFRESH_SCHEDULE, refreshPeriodMs, walkPeriodMs } from "./refresh-schedule.js";
+import { decodeChecked as decode, FakeCgroups, ManualClock } from "./testing/collector-fixtures.js";
 import { testPodFiles } from "./testing/test-pod-files.js";
-import {
-  LinuxSummaryCollector,
-  type CgroupStatsReader,
-  type CollectorNodeSpec,
-} from "./summary-collector.js";
+import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
 import type { FsJson, RawSummaryJson } from "./summary-json.js";
 
 const MiB = 1024n * 1024n;
 const NS_PER_MS = 1_000_000n;
-
-/** A clock the test moves by hand. */
-class ManualClock {
-  ns = 1_782_468_875_000_000_000n;
-  nowNs(): bigint {
-    return this.ns;
-  }
-  advanceMs(ms: number): void {
-    this.ns += BigInt(ms) * NS_PER_MS;
-  }
-}
-
-/**
- * A cgroup reader over a fake cgroupfs in a temp directory: memory files written per interface
- * (v1 or v2) as the kernel lays them out, pids from a table. A cgroup that was never written is a
- * vanished one.
- */
-class FakeCgroups implements CgroupStatsReader {
-  readonly api: "v1" | "v2";
-  readonly root: string;
-  hasPids = true;
-  /** What `procs` lists: cgroup path → number of processes. */
-  readonly procsOf = new Map<string, number>();
-
-  constructor(api: "v1" | "v2", root: string) {
-    this.api = api;
-    this.root = root;
-  }
-
-  async setMemory(path: string, usage: bigint, inactive: bigint, limit?: bigint): Promise<void> {
-    const dir = join(this.root, path);
-    await mkdir(dir, { recursive: true });
-    const v1 = this.api === "v1";
-    await writeFile(join(dir, v1 ? "memory.usage_in_bytes" : "memory.current"), `${usage}\n`);
-    const stat = v1
-      ? `cache 0\ninactive_file 1\ntotal_cache 0\ntotal_inactive_file ${inactive}\n`
-      : `anon 0\ninactive_file ${inactive}\nactive_file 0\n`;
-    await writeFile(join(dir, "memory.stat"), stat);
-    const unlimited = v1 ? "9223372036854771712" : "max";
-    await writeFile(join(dir, v1 ? "memory.limit_in_bytes" : "memory.max"), `${limit ?? unlimited}\n`);
-  }
-
-  /** Writes `pids.current` (v1 keeps it in a hierarchy of its own). */
-  async setPids(path: string, current: number): Promise<void> {
-    const dir = this.#pidsDir(path);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "pids.current"), `${current}\n`);
-  }
-
-  #pidsDir(path: string): string {
-    return this.api === "v1" ? join(this.root, "pids", path) : join(this.root, path);
-  }
-
-  directories(cgroup: CgroupRef): CgroupDirectories {
-    return {
-      memory: join(this.root, cgroup.path),
-      pids: this.hasPids ? this.#pidsDir(cgroup.path) : undefined,
-      unified: undefined,
-    };
-  }
-  procs(cgroup: CgroupRef): Promise<number[]> {
-    const n = this.procsOf.get(cgroup.path);
-    return n === undefined
-      ? Promise.reject(gone(cgroup))
-      : Promise.resolve(Array.from({ length: n }, (_, i) => 1000 + i));
-  }
-}
-
-function gone(cgroup: CgroupRef): AdapterError {
-  return new AdapterError(
-    "cgroup-not-found",
-    `cannot read ${cgroup.path}: no such file or directory (ENOENT)`,
-  );
-}
 
 const NODE: NodeCgroups = {
   name: "n1",
@@ -109,17 +33,6 @@ const NODE: NodeCgroups = {
   burstable: { kind: "qos", path: "n1/pods/burstable" },
   besteffort: { kind: "qos", path: "n1/pods/besteffort" },
 };
-
-/** Decodes with the engine's validator and decoder; fails the test on any issue. */
-function decode(raw: RawSummaryJson): NodeSummary {
-  const issues = new IssueList();
-  validateSummary(raw, "summary", issues);
-  assert.deepEqual(issues.items, []);
-  const summary = decodeSummary(raw, "summary", undefined, issues);
-  assert.deepEqual(issues.items, []);
-  assert.ok(summary !== undefined);
-  return summary;
-}
 
 function used(fs: FsJson | undefined): { bytes: number; inodes: number } {
   assert.ok(fs !== undefined);
@@ -421,11 +334,8 @@ for (const api of ["v1", "v2"] as const)
 
     test("on a larger node container memory is reused for pods × refreshPerPodMs and walks for pods × walkPerPodMs; pod memory too on housekeeping reads", async () => {
       const clock = new ManualClock();
+      // One pod: container memory reused for 3 s, walks for 3 s (the collector's own diskTtlMs is 1 s).
       const collector = periodicCollector(clock, 3000);
-      assert.equal(collector.refreshPeriodMs(1), 3000);
-      assert.equal(collector.refreshPeriodMs(0), 1000);
-      assert.equal(collector.walkPeriodMs(1), 3000);
-      assert.equal(new LinuxSummaryCollector({ node: spec() }).refreshPeriodMs(110), 11_000);
       const app = `${POD.path}/app`;
       try {
         const first = (await collector.collect([pod])).pods[0];
@@ -502,13 +412,6 @@ for (const api of ["v1", "v2"] as const)
     });
 
     test("walks keep a period of their own: past it a pod's disk use is walked again while its container memory is still reused", async () => {
-      const defaults = new LinuxSummaryCollector({ node: spec() });
-      // The kubelet's disk figures refresh every 60 s; ours at most as seldom.
-      assert.deepEqual(
-        [0, 5, 100, 110, 200, 250].map((n) => defaults.walkPeriodMs(n)),
-        [1000, 1500, 30_000, 33_000, 60_000, 60_000],
-      );
-      assert.equal(new LinuxSummaryCollector({ node: spec(), diskTtlMs: 90_000 }).walkPeriodMs(1), 90_000);
       const clock = new ManualClock();
       const collector = periodicCollector(clock, 1000);
       const app = `${POD.path}/app`;
@@ -631,136 +534,20 @@ for (const api of ["v1", "v2"] as const)
     });
   });
 
-describe("LinuxSummaryCollector without cgroups (fixture /proc)", () => {
-  let proc: string;
-  let stateDir: string;
-  const tail = (threads: number, rss: number): string =>
-    `4194304 100 0 0 0 0 0 0 0 20 0 ${threads} 0 446301 3133440 ${rss} 18446744073709551615 1 0\n`;
-
-  before(async () => {
-    proc = join(root, "proc");
-    stateDir = join(root, "plain");
-    await mkdir(join(proc, "sys", "kernel"), { recursive: true });
-    await mkdir(stateDir, { recursive: true });
-    await writeFile(
-      join(proc, "meminfo"),
-      "MemTotal:        8000000 kB\nMemFree:         3000000 kB\nMemAvailable:    5000000 kB\nInactive(file):  1500000 kB\n",
-    );
-    await writeFile(join(proc, "loadavg"), "0.52 0.58 0.59 3/834 23996\n");
-    await writeFile(join(proc, "sys", "kernel", "pid_max"), "4194304\n");
-    await writeFile(join(proc, "sys", "kernel", "threads-max"), "62639\n");
-    // 100 → 101 (3 threads) → 102 (zombie); 200 unrelated; 300 is another pod's.
-    const procs: [number, string, number, number, number, string][] = [
-      [100, "S", 1, 1, 2560, "3000 2560 100 1 0 2000 0"],
-      [101, "S", 100, 3, 5120, "9000 5120 100 1 0 8000 0"],
-      [102, "Z", 101, 1, 0, "0 0 0 0 0 0 0"],
-      [200, "S", 1, 10, 99999, "99999 99999 1 1 0 1 0"],
-      [300, "R", 1, 1, 256, "500 256 10 1 0 100 0"],
-    ];
-    for (const [pid, state, ppid, threads, rss, statm] of procs) {
-      await mkdir(join(proc, String(pid)), { recursive: true });
-      await writeFile(
-        join(proc, String(pid), "stat"),
-        `${pid} (worker) ${state} ${ppid} ${pid} ${pid} 0 -1 ${tail(threads, rss)}`,
-      );
-      await writeFile(join(proc, String(pid), "statm"), `${statm}\n`);
-    }
-  });
-
-  const pods = (): ActivePodInfo[] => [
-    {
-      uid: "p1",
-      name: "a",
-      namespace: "default",
-      containers: [testPodFiles(stateDir, "p1").container({ name: "main", pids: [100] })],
-      volumes: [],
-    },
-    {
-      uid: "p2",
-      name: "b",
-      namespace: "default",
-      containers: [testPodFiles(stateDir, "p2").container({ name: "main", pids: [300, 999] })],
-      volumes: [],
-    },
-  ];
-
-  test("memory from meminfo and statm; processes from the process tree; host PID view", async () => {
-    const node: CollectorNodeSpec = {
-      name: "plain",
-      capacity: { memoryBytes: 4096n * MiB },
-      podsMemoryLimitBytes: 64n * MiB,
-      stateDir,
-    };
-    const collector = new LinuxSummaryCollector({
-      node,
-      procRoot: proc,
-      pageSize: 4096,
-      clock: new ManualClock(),
-    });
-    const raw = await collector.collect(pods());
-    const KiB = 1024;
-    assert.deepEqual(raw.node.memory, {
-      time: "2026-06-26T10:14:35Z",
-      availableBytes: 5_000_000 * KiB,
-      usageBytes: 5_000_000 * KiB, // MemTotal − MemFree
-      workingSetBytes: 3_000_000 * KiB, // MemTotal − MemAvailable
-    });
-    const p1Rss = (2560 + 5120) * 4096; // 100 and 101 (the zombie has none); 200 is not the pod's
-    const p2Rss = 256 * 4096;
-    assert.equal(raw.pods[0]?.memory?.workingSetBytes, p1Rss);
-    assert.equal(raw.pods[0]?.containers[0]?.memory?.rssBytes, p1Rss);
-    assert.equal(raw.pods[0]?.process_stats?.process_count, 1 + 3 + 1);
-    assert.equal(raw.pods[1]?.memory?.workingSetBytes, p2Rss);
-    assert.equal(raw.pods[1]?.process_stats?.process_count, 1);
-    const podsContainer = raw.node.systemContainers[0]?.memory;
-    assert.equal(podsContainer?.workingSetBytes, p1Rss + p2Rss);
-    assert.equal(podsContainer?.availableBytes, 64 * 1024 * 1024 - (p1Rss + p2Rss));
-    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 62639, curproc: 834 });
-    const obs = makeSignalObservations(decode(raw));
-    assert.deepEqual(obs.get("pid.available")?.available, 62639n - 834n);
-    assert.equal(obs.get("memory.available")?.capacity, 8_000_000n * 1024n);
-  });
-
-  test("a pids capacity makes the pods' task total the current count", async () => {
-    const node: CollectorNodeSpec = {
-      name: "plain",
-      capacity: { memoryBytes: 4096n * MiB, pids: 100n },
-      podsMemoryLimitBytes: 64n * MiB,
-      stateDir,
-    };
-    const raw = await new LinuxSummaryCollector({
-      node,
-      procRoot: proc,
-      pageSize: 4096,
-      clock: new ManualClock(),
-    }).collect(pods());
-    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 100, curproc: 6 });
-  });
-
-  test("a kernel without MemAvailable: working set = usage − Inactive(file)", async () => {
-    const old = join(root, "proc-old");
-    await mkdir(join(old, "sys", "kernel"), { recursive: true });
-    await writeFile(
-      join(old, "meminfo"),
-      "MemTotal:        8000000 kB\nMemFree:         3000000 kB\nInactive(file):  1500000 kB\n",
-    );
-    await writeFile(join(old, "loadavg"), "0.00 0.00 0.00 1/10 5\n");
-    await writeFile(join(old, "sys", "kernel", "pid_max"), "32768\n");
-    await writeFile(join(old, "sys", "kernel", "threads-max"), "62639\n");
-    const node: CollectorNodeSpec = {
-      name: "old",
-      capacity: { memoryBytes: 4096n * MiB },
-      podsMemoryLimitBytes: 64n * MiB,
-      stateDir,
-    };
-    const raw = await new LinuxSummaryCollector({
-      node,
-      procRoot: old,
-      pageSize: 4096,
-      clock: new ManualClock(),
-    }).collect([]);
-    assert.equal(raw.node.memory.workingSetBytes, 3_500_000 * 1024);
-    assert.equal(raw.node.memory.availableBytes, 4_500_000 * 1024);
-    assert.deepEqual(raw.node.rlimit, { time: "2026-06-26T10:14:35Z", maxpid: 32768, curproc: 10 });
-  });
+test("the collector's periods are the refresh schedule's, from its options or the defaults", () => {
+  const node: CollectorNodeSpec = {
+    name: "node-a",
+    capacity: { memoryBytes: 1024n * MiB },
+    podsMemoryLimitBytes: 900n * MiB,
+    stateDir: "/nonexistent",
+  };
+  const defaults = new LinuxSummaryCollector({ node });
+  const tuned = new LinuxSummaryCollector({ node, diskTtlMs: 2000, refreshPerPodMs: 700, walkPerPodMs: 900 });
+  const schedule = { minRefreshMs: 2000, refreshPerPodMs: 700, walkPerPodMs: 900 };
+  for (const pods of [0, 1, 5, 30, 110, 250]) {
+    assert.equal(defaults.refreshPeriodMs(pods), refreshPeriodMs(DEFAULT_REFRESH_SCHEDULE, pods), `${pods}`);
+    assert.equal(defaults.walkPeriodMs(pods), walkPeriodMs(DEFAULT_REFRESH_SCHEDULE, pods), `${pods}`);
+    assert.equal(tuned.refreshPeriodMs(pods), refreshPeriodMs(schedule, pods), `${pods}`);
+    assert.equal(tuned.walkPeriodMs(pods), walkPeriodMs(schedule, pods), `${pods}`);
+  }
 });

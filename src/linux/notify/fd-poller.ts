@@ -19,9 +19,9 @@ import {
 // - A pending read pins one of the pool's 4 threads for as long as its source is armed; upstream
 //   arms one notifier per memory threshold (up to 4), which would starve every fs call of the
 //   process. One poll(2) over all descriptors pins one thread, however many sources there are.
-// - A worker thread of its own (how this was done before) costs a V8 isolate (~8 MiB resident),
-//   and its messages land on the event loop exactly as a pool completion does (median eventfd
-//   write → callback 0.03–0.11 ms here, either way).
+// - A worker thread of its own (how this was done before) costs a V8 isolate (megabytes resident),
+//   and its messages land on the event loop no sooner than a pool completion does (see
+//   docs/benchmarks.md, "Figures behind design choices").
 // - The poll has a timeout (POLL_TIMEOUT_MS), so a thread that must end (a worker being torn down,
 //   the process exiting) never waits on it for more than that, even if nobody signals it; the
 //   control eventfd makes it return at once whenever the watch set changes or the poller stops.

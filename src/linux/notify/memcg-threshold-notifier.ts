@@ -1,15 +1,16 @@
 /** cgroup v1 memory threshold notifier: an eventfd registered on memory.usage_in_bytes through cgroup.event_control. */
 import fs from "node:fs";
-import path from "node:path";
 import { AdapterError, errnoCode } from "../../errors.js";
+import {
+  assertCgroupV1,
+  closeEventControl,
+  openEventControl,
+  type EventControlRequest,
+} from "./cgroup-event-control.js";
 import { closeFd, createEventfd, POLL } from "./eventfd.js";
 import { sharedFdPoller } from "./fd-poller.js";
 import type { FdPoller } from "./fd-poller.js";
 import type { ThresholdWakeSource, WakeErrorListener, WakeListener } from "./wake-source.js";
-
-/** statfs(2) f_type of a cgroup v1 hierarchy and of cgroup2 (linux/magic.h). */
-const CGROUP_SUPER_MAGIC = 0x27e0eb;
-const CGROUP2_SUPER_MAGIC = 0x63677270;
 
 /** Upstream passes the threshold as an int64 quantity; the kernel would accept up to 2^64−1 and clamp it. */
 const MAX_THRESHOLD = (1n << 63n) - 1n;
@@ -67,7 +68,7 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
   start(onWake: WakeListener, onError?: WakeErrorListener): void {
     if (this.#listeners !== undefined)
       throw new AdapterError("already-started", `${this.name} is already started`);
-    this.#checkCgroupV1();
+    assertCgroupV1(this.#cgroupDir, this.name);
     const listeners = { onWake, onError };
     if (this.#initial !== undefined) this.#current = this.#register(this.#initial, listeners);
     this.#listeners = listeners;
@@ -75,7 +76,7 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
 
   /**
    * Arms `thresholdBytes` instead of the current threshold. The kernel's registration waits for an
-   * RCU grace period (synchronize_rcu: 10–30 ms measured here), so the write runs on the thread
+   * RCU grace period (synchronize_rcu, tens of milliseconds), so the write runs on the thread
    * pool, not on the caller's thread, which keeps reacting to wakes meanwhile; the old threshold
    * stays armed until the new one is. Rearms asked for meanwhile coalesce into the latest.
    */
@@ -130,11 +131,11 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     try {
       const control = this.#openControl(thresholdBytes, eventfd);
       try {
-        fs.writeSync(control.controlFd, control.request);
+        fs.writeSync(control.controlFd, control.line);
       } catch (cause) {
         throw this.#refused(thresholdBytes, cause);
       } finally {
-        closeControl(control);
+        closeEventControl(control);
       }
     } catch (error) {
       closeFd(eventfd);
@@ -153,14 +154,12 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
       const control = this.#openControl(thresholdBytes, eventfd);
       try {
         await new Promise<void>((resolve, reject) =>
-          fs.write(control.controlFd, control.request, (error) =>
-            error === null ? resolve() : reject(error),
-          ),
+          fs.write(control.controlFd, control.line, (error) => (error === null ? resolve() : reject(error))),
         );
       } catch (cause) {
         throw this.#refused(thresholdBytes, cause);
       } finally {
-        closeControl(control);
+        closeEventControl(control);
       }
     } catch (error) {
       closeFd(eventfd);
@@ -169,16 +168,8 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     return this.#watch(eventfd, thresholdBytes, listeners);
   }
 
-  /**
-   * Opens memory.usage_in_bytes and cgroup.event_control, with the registration line
-   * `<eventfd> <usage fd> <threshold>` to write to the latter. The kernel takes its own reference
-   * to the eventfd and only needs the usage file during the write, so both files are closed right
-   * after it; closing the eventfd later is what unregisters the threshold.
-   */
-  #openControl(
-    thresholdBytes: bigint,
-    eventfd: number,
-  ): { readonly usageFd: number; readonly controlFd: number; readonly request: string } {
+  /** Opens memory.usage_in_bytes and cgroup.event_control with the line that arms `thresholdBytes`. */
+  #openControl(thresholdBytes: bigint, eventfd: number): EventControlRequest {
     if (thresholdBytes < 0n || thresholdBytes > MAX_THRESHOLD) {
       throw new AdapterError(
         "memcg-threshold-invalid",
@@ -188,14 +179,13 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
         },
       );
     }
-    const usageFd = this.#open(path.join(this.#cgroupDir, "memory.usage_in_bytes"), fs.constants.O_RDONLY);
-    try {
-      const controlFd = this.#open(path.join(this.#cgroupDir, "cgroup.event_control"), fs.constants.O_WRONLY);
-      return { usageFd, controlFd, request: `${eventfd} ${usageFd} ${thresholdBytes}` };
-    } catch (error) {
-      fs.closeSync(usageFd);
-      throw error;
-    }
+    return openEventControl(
+      this.#cgroupDir,
+      "memory.usage_in_bytes",
+      eventfd,
+      String(thresholdBytes),
+      (file, flags) => this.#open(file, flags),
+    );
   }
 
   #refused(thresholdBytes: bigint, cause: unknown): AdapterError {
@@ -230,35 +220,6 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     return { eventfd, watchId, thresholdBytes };
   }
 
-  /**
-   * Refuses anything but a cgroup v1 directory up front: on a plain directory the control write
-   * would "succeed" into a regular file and never fire, and on cgroup v2 the file does not exist.
-   */
-  #checkCgroupV1(): void {
-    let type: number;
-    try {
-      type = fs.statfsSync(this.#cgroupDir).type;
-    } catch (cause) {
-      throw new AdapterError(
-        "memcg-unavailable",
-        `${this.name}: cannot stat ${this.#cgroupDir} (${errnoCode(cause) ?? "error"})`,
-        { cause },
-      );
-    }
-    if (type !== CGROUP_SUPER_MAGIC) {
-      throw new AdapterError(
-        "memcg-unavailable",
-        `${this.name}: ${this.#cgroupDir} is not a cgroup v1 directory`,
-        {
-          hint:
-            type === CGROUP2_SUPER_MAGIC
-              ? "cgroup v2 has no memory thresholds (upstream disables the notifier there); use a PSI trigger or memory.events"
-              : "point it at the memory controller mount, e.g. /sys/fs/cgroup/memory",
-        },
-      );
-    }
-  }
-
   #open(file: string, flags: number): number {
     try {
       return fs.openSync(file, flags);
@@ -286,9 +247,4 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     releasing.then(forget, forget);
     return releasing;
   }
-}
-
-function closeControl(control: { readonly usageFd: number; readonly controlFd: number }): void {
-  fs.closeSync(control.controlFd);
-  fs.closeSync(control.usageFd);
 }

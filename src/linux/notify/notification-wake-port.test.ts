@@ -158,3 +158,44 @@ describe(
     });
   },
 );
+
+describe("NotificationWakePort: reclaim reports", () => {
+  test("a reclaim report makes the threshold's poller look, and the poller wakes the loop", async () => {
+    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { WorkingSetPoller } = await import("./working-set-poller.js");
+    const dir = await mkdtemp(join(tmpdir(), "evictd-reclaim-port-"));
+    const files = async (usage: number, inactive: number): Promise<void> => {
+      await writeFile(join(dir, "memory.usage_in_bytes"), `${usage}\n`);
+      await writeFile(join(dir, "memory.stat"), `total_inactive_file ${inactive}\n`);
+    };
+    await files(1200, 300); // working set 900
+    const poller = new WorkingSetPoller({
+      cgroupDir: dir,
+      api: "v1",
+      description: "hard memory eviction threshold",
+      slowMs: 60_000,
+    });
+    const reclaim = new FakeSource();
+    const [threshold] = thresholds();
+    assert.ok(threshold !== undefined);
+    const port = new NotificationWakePort({ sources: [{ threshold, poller, reclaim }], now: () => 7 });
+    try {
+      poller.setLimit(1000n);
+      await files(1200, 100); // 1100: above, with usage standing still
+      const waiting = new AbortController();
+      const first = port.next(60_000, waiting.signal);
+      const quiet = await Promise.race([first, new Promise((r) => setTimeout(() => r("quiet"), 100))]);
+      assert.equal(quiet, "quiet", "no look was due for a minute");
+      waiting.abort();
+      assert.equal((await first).reason, "shutdown");
+      reclaim.listener?.("the kernel reclaimed memory for the node");
+      const wake = await port.next(60_000);
+      assert.equal(wake.notification, true);
+      assert.match(wake.reason, /working set 1100 > 1000; looked when the kernel reported reclaim/);
+    } finally {
+      await port.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

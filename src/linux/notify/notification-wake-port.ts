@@ -13,13 +13,16 @@ import type { WorkingSetPoller } from "./working-set-poller.js";
 
 /**
  * One armed memory threshold: which engine threshold, the kernel notifier on the matching cgroup
- * (cgroup v1), and the working-set poller that catches what the notifier's stale inactive_file
- * makes it late for (both, either, or on v2 only the poller).
+ * (cgroup v1), the working-set poller that catches what the notifier's stale inactive_file
+ * makes it late for (both, either, or on v2 only the poller), and the kernel's reclaim reports
+ * that make the poller look at once (cgroup v1, with a poller: memory-reclaim-watch.ts). A reclaim
+ * report never wakes the loop itself; the poller does, if the working set it then reads is above.
  */
 export interface MemoryThresholdSource {
   readonly threshold: Threshold;
   readonly notifier?: ThresholdWakeSource;
   readonly poller?: WorkingSetPoller;
+  readonly reclaim?: WakeSource;
 }
 
 export interface NotificationWakePortOptions {
@@ -42,8 +45,18 @@ export class NotificationWakePort implements WakePort {
     const refused: { name: string; reason: string }[] = [];
     for (const source of this.all()) {
       // The poller of the same threshold knows when its figure was last seen below it.
-      const poller = this.o.sources.find((s) => s.notifier === source || s.poller === source)?.poller;
+      const owner = this.o.sources.find(
+        (s) => s.notifier === source || s.poller === source || s.reclaim === source,
+      );
+      const poller = owner?.poller;
       try {
+        if (owner?.reclaim === source) {
+          source.start(
+            () => poller?.poke(),
+            (error) => this.o.onError?.(source.name, error),
+          );
+          continue;
+        }
         source.start(
           (reason) => {
             const lastBelowAt = poller?.lastBelowAt;
@@ -70,6 +83,7 @@ export class NotificationWakePort implements WakePort {
     for (const s of this.o.sources) {
       if (s.notifier !== undefined) out.push(s.notifier);
       if (s.poller !== undefined) out.push(s.poller);
+      if (s.reclaim !== undefined) out.push(s.reclaim);
     }
     return [...out, ...(this.o.others ?? [])];
   }

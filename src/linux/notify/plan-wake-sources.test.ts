@@ -14,7 +14,12 @@ import { psiTriggerProblems } from "./psi-trigger.js";
 import { buildEvictionConfig } from "../../core/config/build-eviction-config.js";
 import type { Threshold } from "../../core/model.js";
 import { NotificationWakePort } from "./notification-wake-port.js";
-import { hasSysResourceCapability, planWakeSources, psiTriggerSpecFor } from "./plan-wake-sources.js";
+import {
+  hasSysResourceCapability,
+  ownNodeWakeTarget,
+  planWakeSources,
+  psiTriggerSpecFor,
+} from "./plan-wake-sources.js";
 
 const MiB = 1024n * 1024n;
 const SELF = 1000;
@@ -65,7 +70,7 @@ describe("planWakeSources", () => {
       notifications: false,
       housekeepingIntervalMs: 10_000,
       thresholds: thresholds(),
-      cgroups: undefined,
+      target: undefined,
     });
     assert.deepEqual([off.thresholds.length, off.others.length], [0, 0]);
     assert.match(off.capabilities.join(), /notifications off.*polls every 10s/);
@@ -73,13 +78,13 @@ describe("planWakeSources", () => {
       notifications: true,
       housekeepingIntervalMs: 1000,
       thresholds: thresholds(),
-      cgroups: undefined,
+      target: undefined,
     });
     assert.deepEqual([none.thresholds.length, none.others.length], [0, 0]);
     assert.match(none.capabilities.join(), /without cgroups.*polls every 1s/);
   });
 
-  test("cgroup v1: one memcg threshold per memory threshold (hard, soft, allocatable), on the cgroup it watches; none for disk", async () => {
+  test("cgroup v1: one memcg threshold and one reclaim watch per memory threshold (hard, soft, allocatable), on the cgroup it watches; none for disk", async () => {
     const { kernel, host, base } = await fakeHost("v1");
     const own = join(base, "memory", "own");
     await kernel.makeOwn(own);
@@ -90,7 +95,7 @@ describe("planWakeSources", () => {
       notifications: true,
       housekeepingIntervalMs: 10_000,
       thresholds: thresholds(),
-      cgroups: { driver, node },
+      target: ownNodeWakeTarget(driver, node),
     });
     assert.deepEqual(
       plan.thresholds.map((s) => [
@@ -98,15 +103,29 @@ describe("planWakeSources", () => {
         s.threshold.gracePeriodMs === 0 ? "hard" : "soft",
         s.notifier?.name.replace(base, ""),
         s.poller?.name.replace(base, ""),
+        s.reclaim?.name.replace(base, ""),
       ]),
       [
-        ["memory.available", "hard", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
-        ["memory.available", "soft", "memcg-threshold:/memory/own/n", "working-set:/memory/own/n"],
+        [
+          "memory.available",
+          "hard",
+          "memcg-threshold:/memory/own/n",
+          "working-set:/memory/own/n",
+          "memory-reclaim:/memory/own/n",
+        ],
+        [
+          "memory.available",
+          "soft",
+          "memcg-threshold:/memory/own/n",
+          "working-set:/memory/own/n",
+          "memory-reclaim:/memory/own/n",
+        ],
         [
           "allocatableMemory.available",
           "hard",
           "memcg-threshold:/memory/own/n/pods",
           "working-set:/memory/own/n/pods",
+          "memory-reclaim:/memory/own/n/pods",
         ],
       ],
     );
@@ -126,13 +145,13 @@ describe("planWakeSources", () => {
       notifications: true,
       housekeepingIntervalMs: 10_000,
       thresholds: thresholds(),
-      cgroups: { driver, node },
+      target: ownNodeWakeTarget(driver, node),
       procStatus: "CapEff:\t0000000000000000\n",
     });
     assert.deepEqual(
       plan.thresholds.map((s) => [
         s.threshold.signal,
-        s.notifier === undefined,
+        s.notifier === undefined && s.reclaim === undefined,
         s.poller?.name.replace(own, ""),
       ]),
       [
@@ -171,6 +190,76 @@ describe("planWakeSources", () => {
     } finally {
       await port.stop();
     }
+  });
+});
+
+describe("planWakeSources on a kubelet's tree", () => {
+  const tree = (api: "v1" | "v2", nodeIsRoot: boolean): Parameters<typeof planWakeSources>[0]["target"] => ({
+    api,
+    nodeDir: nodeIsRoot ? "/sys/fs/cgroup" : "/sys/fs/cgroup/node",
+    podsDir: nodeIsRoot ? "/sys/fs/cgroup/kubepods" : "/sys/fs/cgroup/node/kubepods",
+    nodeIsRoot,
+    where: " on the kubelet's cgroups",
+    procRoot: "/host/proc",
+  });
+
+  test("v2 with the node at the root: the machine's pressure file, memory.events of kubepods only, the root's working set from memory.stat", () => {
+    const plan = planWakeSources({
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      target: tree("v2", true),
+      procStatus: "CapEff:\t0000000001000000\n",
+    });
+    assert.deepEqual(
+      plan.others.map((s) => s.name),
+      ["psi:/host/proc/pressure/memory", "memory-events:/sys/fs/cgroup/kubepods/memory.events"],
+    );
+    assert.deepEqual(
+      plan.thresholds.map((s) => s.poller?.name),
+      ["working-set:/sys/fs/cgroup", "working-set:/sys/fs/cgroup", "working-set:/sys/fs/cgroup/kubepods"],
+    );
+    assert.match(
+      plan.capabilities.join(),
+      /^kernel notifications on the kubelet's cgroups \(cgroup v2.*some 100 ms stall in 1000 ms/,
+    );
+  });
+
+  test("v2 under a parent cgroup: the node cgroup's own pressure and events files", () => {
+    const plan = planWakeSources({
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      target: tree("v2", false),
+      procStatus: "CapEff:\t0\n",
+    });
+    assert.deepEqual(
+      plan.others.map((s) => s.name),
+      [
+        "psi:/sys/fs/cgroup/node/memory.pressure",
+        "memory-events:/sys/fs/cgroup/node/memory.events",
+        "memory-events:/sys/fs/cgroup/node/kubepods/memory.events",
+      ],
+    );
+  });
+
+  test("v1: memcg thresholds and reclaim watches on the root and kubepods, as the kubelet arms its thresholds", () => {
+    const plan = planWakeSources({
+      housekeepingIntervalMs: 10_000,
+      thresholds: thresholds(),
+      target: tree("v1", true),
+    });
+    assert.deepEqual(
+      plan.thresholds.map((s) => [s.notifier?.name, s.reclaim?.name]),
+      [
+        ["memcg-threshold:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
+        ["memcg-threshold:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
+        ["memcg-threshold:/sys/fs/cgroup/kubepods", "memory-reclaim:/sys/fs/cgroup/kubepods"],
+      ],
+    );
+    assert.equal(plan.others.length, 0);
+    assert.match(
+      plan.capabilities.join(),
+      /^kernel notifications on the kubelet's cgroups: 3 memcg threshold/,
+    );
   });
 });
 

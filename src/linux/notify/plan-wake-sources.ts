@@ -1,16 +1,24 @@
 /**
- * Which kernel notifications wake the daemon's loop on this node, chosen from the cgroup API:
- * - v1: one memcg threshold (eventfd on memory.usage_in_bytes) per memory eviction threshold, on
- *   the cgroup that threshold watches, re-armed as the kubelet re-arms them;
- * - v2: no byte thresholds exist (no cgroup.event_control), so a PSI trigger on the node cgroup's
- *   memory.pressure (memory stalls mean reclaim has begun: the node is close to its limit) and
- *   inotify on memory.events of the node and pods cgroups (high/max/oom/oom_kill went up).
- * Upstream's kubelet has nothing on v2 and waits for its 10 s loop; here the loop still re-reads
- * fresh stats on every wake and decides from them, so a wake is only ever a hint to look now.
+ * Which kernel notifications wake the loop on a node, chosen from the cgroup API, for both kinds of
+ * node: the one `evictd run` makes (its node and pods cgroups) and a Kubernetes node's kubelet tree
+ * (`watch --stats cgroups`: the root or a node cgroup, and kubepods). Each memory eviction threshold
+ * gets a working-set poller on the cgroup it watches (the node's for memory.available, the pods'
+ * for allocatableMemory.available), and:
+ * - v1: the memcg threshold the kubelet arms (eventfd on memory.usage_in_bytes), re-armed as the
+ *   kubelet re-arms it, and the kernel's reclaim reports on the same cgroup, which make the poller
+ *   look at once (what a usage threshold cannot see: the working set rising at the limit);
+ * - v2, where upstream has nothing (no byte thresholds exist; kubernetes#106331 switched the v1
+ *   notifier off there): a PSI trigger on the node's memory pressure (the node cgroup's
+ *   memory.pressure, or /proc/pressure/memory for the root) and inotify on memory.events of the
+ *   node (not the root, which has none) and pods cgroups (high/max/oom/oom_kill went up); the
+ *   root's working set is read from memory.stat, which is all it has.
+ * Every wake is a hint to look now: the loop reads fresh figures and decides from them.
  */
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { CgroupDriver, NodeCgroups } from "../cgroups/cgroup-driver.js";
 import { MemcgThresholdNotifier } from "./memcg-threshold-notifier.js";
+import { MemoryReclaimWatch } from "./memory-reclaim-watch.js";
 import { MemoryEventsWatcher } from "./memory-events-watcher.js";
 import { PsiTrigger } from "./psi-trigger.js";
 import type { WakeSource } from "./wake-source.js";
@@ -57,44 +65,81 @@ export function ownPsiTriggerSpec(procStatus?: string): ReturnType<typeof psiTri
   return psiTriggerSpecFor(hasSysResourceCapability(status));
 }
 
+/** The memory cgroups a node's wakes watch, whichever way the node is laid out. */
+export interface MemoryWakeTarget {
+  readonly api: "v1" | "v2";
+  /** The node's memory cgroup directory (memory.available), if it has one. */
+  readonly nodeDir: string | undefined;
+  /** The pods' memory cgroup directory (allocatableMemory.available), if it has one. */
+  readonly podsDir: string | undefined;
+  /** The node cgroup is the hierarchy's root: on v2 it has no memory.current, memory.pressure or memory.events. */
+  readonly nodeIsRoot: boolean;
+  /** How the capability lines name the cgroups, e.g. " on the kubelet's cgroups" (default: nothing). */
+  readonly where?: string;
+  /** Where procfs is (default /proc): the root's pressure file. */
+  readonly procRoot?: string;
+}
+
+/** The target of `evictd run`'s own node: its node and pods cgroups from the driver. */
+export function ownNodeWakeTarget(driver: CgroupDriver, node: NodeCgroups): MemoryWakeTarget {
+  return {
+    api: driver.api,
+    nodeDir: driver.directories(node.node).memory,
+    podsDir: driver.directories(node.pods).memory,
+    nodeIsRoot: false,
+  };
+}
+
 export interface PlanOptions {
-  readonly notifications: boolean;
+  /** Kernel notifications asked for (the node file's `notifications`; default true). */
+  readonly notifications?: boolean;
   readonly housekeepingIntervalMs: number;
   readonly thresholds: readonly Threshold[];
-  readonly cgroups: { readonly driver: CgroupDriver; readonly node: NodeCgroups } | undefined;
+  readonly target: MemoryWakeTarget | undefined;
   /** /proc/self/status text (for the capability check); read from the system when absent. */
   readonly procStatus?: string;
 }
 
 export function planWakeSources(o: PlanOptions): WakeSourcePlan {
   const polling = `the loop polls every ${o.housekeepingIntervalMs / 1000}s`;
-  if (!o.notifications)
+  if (o.notifications === false)
     return {
       thresholds: [],
       others: [],
       capabilities: [`kernel notifications off (notifications: false): ${polling}`],
     };
-  if (o.cgroups === undefined)
+  const target = o.target;
+  if (target === undefined)
     return {
       thresholds: [],
       others: [],
       capabilities: [`no kernel memory notifications without cgroups: ${polling}`],
     };
-  const { driver, node } = o.cgroups;
+  const { api } = target;
+  const where = target.where ?? "";
+  const looking = `the loop also looks every ${o.housekeepingIntervalMs / 1000}s`;
 
-  // Every memory threshold gets a working-set poller on the cgroup it watches; on v1 also the
-  // memcg notification the kubelet arms (v2 has no byte thresholds).
-  const api = driver.api;
   const thresholds: MemoryThresholdSource[] = [];
   for (const t of o.thresholds) {
     if (!isMemorySignal(t.signal)) continue;
-    const dir = driver.directories(t.signal === "memory.available" ? node.node : node.pods).memory;
+    const onNode = t.signal === "memory.available";
+    const dir = onNode ? target.nodeDir : target.podsDir;
     if (dir === undefined) continue;
-    const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${t.signal === "memory.available" ? "" : "allocatable "}memory eviction threshold`;
+    const description = `${t.gracePeriodMs === 0 ? "hard" : "soft"} ${onNode ? "" : "allocatable "}memory eviction threshold`;
     thresholds.push({
       threshold: t,
-      ...(api === "v1" ? { notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }) } : {}),
-      poller: new WorkingSetPoller({ cgroupDir: dir, api, description }),
+      ...(api === "v1"
+        ? {
+            notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }),
+            reclaim: new MemoryReclaimWatch({ cgroupDir: dir }),
+          }
+        : {}),
+      poller: new WorkingSetPoller({
+        cgroupDir: dir,
+        api,
+        description,
+        ...(onNode && target.nodeIsRoot && api === "v2" ? { rootV2: true } : {}),
+      }),
     });
   }
   const polled = `the working set is read before a 2 GiB/s ramp could cross ${thresholds.length} memory threshold(s) (every 5 ms to 1 s by the distance left)`;
@@ -105,32 +150,42 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
       others: [],
       capabilities: [
         thresholds.length > 0
-          ? `kernel notifications: ${thresholds.length} memcg threshold(s) wake the loop at once, and ${polled} for what they miss`
+          ? `kernel notifications${where}: ${thresholds.length} memcg threshold(s) wake the loop at once, and ${polled}, at once when the kernel reports reclaim there, for what they miss; ${looking}`
           : `no memory eviction threshold to arm a memcg notification for: ${polling}`,
       ],
     };
   }
 
-  const nodeFiles = driver.notifierFiles(node.node);
-  const podsFiles = driver.notifierFiles(node.pods);
+  const spec = ownPsiTriggerSpec(o.procStatus);
   const others: WakeSource[] = [];
-  const lines: string[] = [];
-  if (nodeFiles.api === "v2") {
-    const spec = ownPsiTriggerSpec(o.procStatus);
-    others.push(new PsiTrigger({ ...spec, path: nodeFiles.memoryPressureFile }));
-    lines.push(
-      `PSI trigger (some ${spec.stallUs / 1000} ms stall in ${spec.windowUs / 1000} ms) on the node cgroup`,
+  const watched: string[] = [];
+  const pressureFile = target.nodeIsRoot
+    ? path.join(target.procRoot ?? "/proc", "pressure", "memory")
+    : target.nodeDir !== undefined
+      ? path.join(target.nodeDir, "memory.pressure")
+      : undefined;
+  if (pressureFile !== undefined) {
+    others.push(new PsiTrigger({ ...spec, path: pressureFile }));
+    watched.push(
+      `a PSI trigger (some ${spec.stallUs / 1000} ms stall in ${spec.windowUs / 1000} ms) on ${pressureFile}`,
     );
-    others.push(new MemoryEventsWatcher({ path: nodeFiles.memoryEventsFile }));
   }
-  if (podsFiles.api === "v2") others.push(new MemoryEventsWatcher({ path: podsFiles.memoryEventsFile }));
-  lines.push("memory.events of the node and pods cgroups");
-  if (thresholds.length > 0) lines.push(polled);
+  const eventsOf: string[] = [];
+  if (!target.nodeIsRoot && target.nodeDir !== undefined) {
+    others.push(new MemoryEventsWatcher({ path: path.join(target.nodeDir, "memory.events") }));
+    eventsOf.push("the node");
+  }
+  if (target.podsDir !== undefined) {
+    others.push(new MemoryEventsWatcher({ path: path.join(target.podsDir, "memory.events") }));
+    eventsOf.push("the pods");
+  }
+  if (eventsOf.length > 0) watched.push(`memory.events of ${eventsOf.join(" and ")} cgroup`);
+  if (thresholds.length > 0) watched.push(polled);
   return {
     thresholds,
     others,
     capabilities: [
-      `kernel notifications (cgroup v2, no memcg byte thresholds exist): ${lines.join("; ")} wake the loop; between wakes ${polling}`,
+      `kernel notifications${where} (cgroup v2, where no memcg byte thresholds exist): ${watched.join("; ")} wake the loop; ${looking}`,
     ],
   };
 }

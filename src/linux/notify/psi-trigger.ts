@@ -64,8 +64,8 @@ export interface PsiTriggerOptions extends PsiTriggerSpec {
  * Latency depends on privilege. With CAP_SYS_RESOURCE the kernel's real-time poller checks the
  * trigger every window/10 (not measured: this machine lacks the capability). Without it (kernel ≥ 6.5 allows such triggers only with windows that are
  * multiples of 2 s) the trigger is evaluated by the 2 s averaging worker, so a wake can come up to
- * ~2 s after the stall began: measured here, 2.0–2.1 s from the start of a thrash whose stall passed
- * a 20 ms threshold within the first few hundred ms. Still far sooner than the loop's 10 s tick.
+ * ~2 s after the stall began (docs/benchmarks.md, "Figures behind design choices"). Still far sooner
+ * than the loop's 10 s tick.
  */
 export class PsiTrigger implements WakeSource {
   readonly name: string;

@@ -87,7 +87,11 @@ describe("WorkingSetPoller", () => {
         // exactly what a memcg threshold armed on usage misses.
         await cg.set(1200, 150); // 1050 > 1000
         await waitFor(() => wakes.length, 1);
-        assert.deepEqual(wakes, ["hard memory eviction threshold crossed (working set 1050 > 1000)"]);
+        assert.equal(wakes.length, 1);
+        assert.match(
+          wakes[0] ?? "",
+          /^hard memory eviction threshold crossed \(working set 1050 > 1000; seen \d+\.\d ms after the previous look, \d+\.\d ms after it was due\)$/,
+        );
         await cg.set(1300, 100); // still above: no second wake
         await sleep(50);
         assert.equal(wakes.length, 1);
@@ -248,6 +252,69 @@ describe("WorkingSetPoller", () => {
       await waitFor(() => errors.length, 1);
       assert.equal(errors.length, 1);
       assert.deepEqual(wakes, []);
+    } finally {
+      await poller.stop();
+    }
+  });
+
+  test("a poke (the kernel reclaimed for the cgroup) looks at once, not when the distance says", async () => {
+    // Far below the limit with the fastest ramp's period capped at a minute: without the poke the
+    // next look is a minute away.
+    const cg = await fakeCgroup("v1", 1200, 300); // working set 900
+    const wakes: string[] = [];
+    const poller = new WorkingSetPoller({
+      cgroupDir: cg.dir,
+      api: "v1",
+      description: "hard memory eviction threshold",
+      slowMs: 60_000,
+    });
+    poller.setLimit(1n << 40n);
+    poller.start((r) => wakes.push(r));
+    try {
+      await sleep(20);
+      poller.setLimit(1000n);
+      // Usage stands still at the limit; reclaim shrinks inactive_file: the working set rises above.
+      await cg.set(1200, 100); // 1100
+      await sleep(50);
+      assert.deepEqual(wakes, [], "no look is due for a minute");
+      poller.poke();
+      await waitFor(() => wakes.length, 1);
+      assert.equal(wakes.length, 1);
+      assert.match(wakes[0] ?? "", /working set 1100 > 1000; looked when the kernel reported reclaim/);
+    } finally {
+      await poller.stop();
+    }
+  });
+
+  test("pokes while the working set holds still below the limit are looked at no oftener than the steady period", async () => {
+    const cg = await fakeCgroup("v1", 2000, 1500); // working set 500, usage above the limit
+    const wakes: string[] = [];
+    const poller = new WorkingSetPoller({
+      cgroupDir: cg.dir,
+      api: "v1",
+      description: "hard memory eviction threshold",
+      edgeMs: 1,
+      steadyMs: 400,
+      slowMs: 60_000,
+    });
+    poller.setLimit(1000n);
+    poller.start((r) => wakes.push(r));
+    try {
+      await sleep(450); // past one steady period: the working set is known to hold still
+      const belowBefore = poller.lastBelowAt;
+      poller.poke(); // looked at within 1 ms: finds it flat
+      for (let i = 0; i < 200 && poller.lastBelowAt === belowBefore; i++) await sleep(5);
+      assert.notEqual(poller.lastBelowAt, belowBefore, "the poke's look");
+      await cg.set(2000, 500); // 1500: above
+      const pokedAt = performance.now();
+      poller.poke(); // the previous poke found nothing: this look waits the steady period
+      await waitFor(() => wakes.length, 1);
+      const wokeAfterMs = performance.now() - pokedAt;
+      assert.equal(wakes.length, 1);
+      assert.ok(
+        wokeAfterMs >= 300,
+        `looked ${wokeAfterMs.toFixed(0)} ms after the poke, within the steady period`,
+      );
     } finally {
       await poller.stop();
     }

@@ -4,26 +4,28 @@
  * limit: the time the fastest ramp we plan for (2 GiB/s) takes to cover what is left, at most
  * 1 s far from it and, near it, at least 5 ms while the working set is rising and 25 ms while it
  * holds still (every 25 ms above it, where the loop is awake already and only the fall matters).
- * A rising working set is therefore seen crossing within 5 ms: a fixed 25 ms period near the limit
- * let crossings the memcg threshold missed wait up to 25 ms for the poller (in two reaction bench
- * runs, 6 of the 30 trials the poller woke were over 5 ms late, up to 25.7 ms). A node that holds
- * still just below the limit is looked at every 25 ms, not 5: each look wakes the thread, which
- * costs 150–200 µs of CPU here, so 5 ms there would be 5 % of a core for as long as it stays (a ramp
- * that starts from there is seen within 25 ms, as before). earlyoom sleeps the same way (distance ÷
+ * A fixed period near the limit would let a crossing the memcg threshold missed wait a whole period;
+ * 5 ms everywhere near it would cost a thread wake-up every 5 ms for as long as a node sits there,
+ * so the short period is kept for a rising working set. earlyoom sleeps the same way (distance ÷
  * the fastest fill rate it expects, clamped to 100–1000 ms), and its 1 s is the cap far from the
- * limit: a node more than 2 GiB below it cannot cross within a second at 2 GiB/s, and three looks a
- * second fewer than a 250 ms cap are 3 of the loop thread's ~7 wakes a second on an idle node.
+ * limit: a node more than 2 GiB below it cannot cross within a second at 2 GiB/s.
  * memory.stat, the dearer file, is read only when usage alone is above the limit: below it the
  * working set, which never exceeds usage, cannot be, and the distance from usage is the smaller,
  * safer one.
  *
  * Why, next to the memcg threshold: the kernel compares a threshold with usage, so upstream arms it
  * at capacity − eviction quantity + inactive_file as of the last sample. When inactive_file shrinks
- * after that (file pages activated: every new process re-reads its binary and libraries), the
- * notification comes late by the shrinkage, at 20 MiB/s about 50 ms per MiB (measured here: up to
- * 100 ms). Reading the working set itself has no such error; its cost is two reads of a few
- * hundred bytes, well under 1 % of a core. On cgroup v2, which has no byte threshold, this poller is
- * the working-set threshold's only watcher.
+ * after that (file pages activated: every new process re-reads its binary and libraries; or
+ * reclaimed: a cgroup at its limit grows its working set only by dropping page cache), the
+ * notification comes late by the shrinkage, or never. Reading the working set itself has no such
+ * error, for two small reads. On cgroup v2, which has no byte threshold, this poller is the
+ * working-set threshold's only watcher.
+ *
+ * {@link WorkingSetPoller.poke} is the kernel's hint that the working set may be moving without
+ * usage (memory-reclaim-watch.ts: it reclaimed for this cgroup): the next look comes within 5 ms
+ * instead of when the distance says, a burst faster than the ramp the period plans for included.
+ * A node that reclaims all the time with its working set holding still is then looked at every
+ * 25 ms, the period near the limit, not every 5 ms.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -103,6 +105,17 @@ export function workingSetFrom(usageText: string, statText: string, api: "v1" | 
   return ws < 0n ? 0n : ws;
 }
 
+/**
+ * How the look that saw a crossing came: so long after the one before, so long after it was due
+ * (a thread kept from its timer by other work or by the CPU shows here).
+ */
+function lookTiming(atMs: number, previousAtMs: number | undefined, dueAtMs: number | undefined): string {
+  if (previousAtMs === undefined || dueAtMs === undefined) return "";
+  const since = (atMs - previousAtMs).toFixed(1);
+  const late = Math.max(0, atMs - dueAtMs).toFixed(1);
+  return `; seen ${since} ms after the previous look, ${late} ms after it was due`;
+}
+
 export class WorkingSetPoller implements WakeSource {
   readonly name: string;
   readonly #usageFile: string;
@@ -120,6 +133,12 @@ export class WorkingSetPoller implements WakeSource {
   #above = false;
   #lastBelowAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** When the last look was taken and when the next was due (performance.now()): a wake says how late it looked. */
+  #lookAtMs: number | undefined;
+  #dueAtMs: number | undefined;
+  /** Set when the last look was a poke's and saw the working set neither rising nor above the limit. */
+  #pokedFlat = false;
+  #tick: ((poked: boolean) => void) | undefined;
   #running = false;
   /** Two descriptors kept open: one pread each per tick instead of open, fstat, read and close. */
   readonly #files = new KernelFileReader();
@@ -188,10 +207,14 @@ export class WorkingSetPoller implements WakeSource {
     }
     this.#running = true;
     let failures = 0;
-    const tick = (): void => {
+    const tick = (poked: boolean): void => {
       if (!this.#running) return;
       const slowMs = this.#o.slowMs ?? SLOW_MS;
       let next = slowMs;
+      const lookAtMs = performance.now();
+      const previousLookAtMs = this.#lookAtMs;
+      const dueAtMs = this.#dueAtMs;
+      this.#lookAtMs = lookAtMs;
       const limit = this.#limit;
       if (limit !== undefined) {
         // Usage at most the limit settles it without memory.stat: the working set is no more.
@@ -205,7 +228,10 @@ export class WorkingSetPoller implements WakeSource {
           failures = 0;
           const above = ws > limit;
           if (!above) this.#lastBelowAt = (this.#o.now ?? Date.now)();
-          if (above && !this.#above) onWake(`${this.#o.description} crossed (working set ${ws} > ${limit})`);
+          if (above && !this.#above)
+            onWake(
+              `${this.#o.description} crossed (working set ${ws} > ${limit}${poked ? "; looked when the kernel reported reclaim" : ""}${lookTiming(lookAtMs, previousLookAtMs, dueAtMs)})`,
+            );
           this.#above = above;
           const steadyMs = this.#o.steadyMs ?? 25;
           const atMs = performance.now();
@@ -215,13 +241,36 @@ export class WorkingSetPoller implements WakeSource {
             this.#sinceBytes = ws;
             this.#sinceAtMs = atMs;
           }
+          this.#pokedFlat = poked && !this.#rising && !above;
           const floorMs = this.#rising ? (this.#o.edgeMs ?? 5) : steadyMs;
           next = above ? (this.#o.aboveMs ?? 25) : pollPeriodMs(limit - ws, floorMs, slowMs);
         }
       }
-      this.#timer = setTimeout(tick, next);
+      this.#dueAtMs = performance.now() + next;
+      this.#timer = setTimeout(tick, next, false);
     };
-    tick();
+    this.#tick = tick;
+    tick(false);
+  }
+
+  /**
+   * Looks soon, not when the distance says: the kernel reports reclaim for this cgroup, so the
+   * working set may be rising while usage stands still at the limit. The look comes 5 ms after the
+   * last one at the earliest, or 25 ms after it when the last look was a poke's that found the
+   * working set holding still below the limit (a node that reclaims all the time); never later than
+   * the look already due.
+   */
+  poke(): void {
+    const tick = this.#tick;
+    const lookAtMs = this.#lookAtMs;
+    if (!this.#running || tick === undefined || lookAtMs === undefined || this.#limit === undefined) return;
+    const gapMs = this.#pokedFlat ? (this.#o.steadyMs ?? 25) : (this.#o.edgeMs ?? 5);
+    const nowMs = performance.now();
+    const atMs = Math.max(nowMs, lookAtMs + gapMs);
+    if (this.#dueAtMs !== undefined && this.#dueAtMs <= atMs) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#dueAtMs = atMs;
+    this.#timer = setTimeout(tick, atMs - nowMs, true);
   }
 
   stop(): Promise<void> {
@@ -232,6 +281,10 @@ export class WorkingSetPoller implements WakeSource {
     this.#lastBelowAt = undefined;
     this.#rising = false;
     this.#sinceBytes = undefined;
+    this.#lookAtMs = undefined;
+    this.#dueAtMs = undefined;
+    this.#pokedFlat = false;
+    this.#tick = undefined;
     this.#files.close();
     return Promise.resolve();
   }

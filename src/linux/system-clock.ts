@@ -1,4 +1,7 @@
-/** The wall clock and an abortable sleep, for the long-running commands. */
+/**
+ * The wall clock and an abortable sleep, for the long-running commands and the node daemon's loop
+ * thread: the kernel's clocks and timers, in the layer every one of them may import.
+ */
 import { performance } from "node:perf_hooks";
 import type { ClockPort } from "../app/ports.js";
 import { TIMER_MAX_MS } from "../core/time/timer-limit.js";
