@@ -258,7 +258,7 @@ export class RealPodsNode {
       await this.runtime.close();
     } finally {
       if (this.#driver !== undefined)
-        await this.#driver.destroyNode({ name: this.#nodeName, timeoutMs: scaled(20_000) });
+        await this.#driver.destroyNode({ name: this.#nodeName });
       await rm(this.#stateDir, { recursive: true, force: true });
     }
   }

@@ -294,7 +294,7 @@ describe("the node's memory three ways, against this machine's own files", { ski
   after(async () => {
     reader?.close();
     if (load !== undefined && load.exitCode === null && load.signalCode === null) load.kill("SIGKILL");
-    await driver?.destroyNode({ name, timeoutMs: scaled(20_000) });
+    await driver?.destroyNode({ name });
     rmSync(shm, { recursive: true, force: true });
     if (kubepodsParent !== undefined) {
       rmdirSync(path.join(kubepodsParent, "kubepods"));

@@ -231,11 +231,14 @@ export interface CgroupDriver {
   remove(cgroup: CgroupRef): Promise<void>;
 
   /**
-   * Tears the node down for shutdown and tests: SIGKILLs every process left in the subtree, waits
-   * until the kernel reports it empty (`cgroup-not-empty` after `timeoutMs`, default 5000), then
-   * removes every directory deepest first. Without a node this is a no-op; `name` tears down a
-   * leftover `<own>/<name>` from an earlier run instead, and refuses (`cgroup-locked`) one that a
-   * live process manages exclusively.
+   * Tears the node down for shutdown and tests: SIGKILLs every process left in the subtree (and
+   * any that joins meanwhile), waits until the kernel reports it empty, then removes every
+   * directory deepest first. Exits take as long as the machine needs: `timeoutMs` (default 5000)
+   * is how long the wait goes on with no process nearer its end (none left, lost a thread or used
+   * CPU), or with processes still joining after the first SIGKILL, before it fails with
+   * `cgroup-not-empty` naming each process and its threads' states. Without a node this is a
+   * no-op; `name` tears down a leftover `<own>/<name>` from an earlier run instead, and refuses
+   * (`cgroup-locked`) one that a live process manages exclusively.
    */
   destroyNode(options?: { readonly name?: string; readonly timeoutMs?: number }): Promise<DestroyReport>;
 

@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { AdapterError } from "../../errors.js";
-import { scaled } from "../../testing/slowdown.js";
 import type { CgroupDriver, NodeSpec } from "./cgroup-driver.js";
 import { CgroupV1Driver } from "./cgroup-v1-driver.js";
 import { CgroupV2Driver } from "./cgroup-v2-driver.js";
@@ -54,6 +53,7 @@ async function rig(
       kill: (pid) => kernel.kill(pid),
       sleep: () => kernel.settle(),
       selfPid: SELF,
+      sampleProcess: (pid) => kernel.sample(pid),
     };
     const ownPids = join(base, "pids");
     const driver = new CgroupV1Driver(
@@ -78,10 +78,27 @@ async function rig(
     kill: (pid) => kernel.kill(pid),
     sleep: () => kernel.settle(),
     selfPid: SELF,
+    sampleProcess: (pid) => kernel.sample(pid),
   };
   const driver = new CgroupV2Driver({ dir: own, pids: withPids }, host);
   return { api, kernel, driver, base, ownMemory: own, ownPids: own, host };
 }
+
+/** A rig whose driver gets `host`'s hooks over the fake kernel's (the node is created by the test). */
+async function rigWith(
+  api: "v1" | "v2",
+  host: (kernel: FakeCgroupKernel) => Partial<CgroupHost>,
+): Promise<Rig> {
+  const r = await rig(api);
+  const withHooks: CgroupHost = { ...r.host, ...host(r.kernel) };
+  const driver =
+    api === "v1"
+      ? new CgroupV1Driver({ memory: r.ownMemory, pids: r.ownPids }, withHooks)
+      : new CgroupV2Driver({ dir: r.ownMemory }, withHooks);
+  return { ...r, driver, host: withHooks };
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const read = async (path: string): Promise<string> => (await readFile(path, "utf8")).trim();
 const NODE: NodeSpec = {
@@ -391,23 +408,74 @@ for (const api of ["v1", "v2"] as const) {
       assert.deepEqual(kernel.killed, []);
     });
 
-    test("destroyNode gives up with cgroup-not-empty when a process does not die", async () => {
+    test("destroyNode gives up with cgroup-not-empty, the D-state hint, once nothing has moved for timeoutMs", async () => {
       const { driver, kernel } = await rig(api);
       await driver.createNode(NODE);
       const a = await driver.createContainer(await driver.createPod("p1", "Guaranteed"), "a");
       await driver.addProcess(a, 4242);
       kernel.immortal.add(4242);
-      // Long enough for several rounds of look-and-kill also in the emulated v2 guest, where one
-      // round of the fake cgroupfs once took the whole of a 250 ms deadline.
-      await rejectsWith(
-        driver.destroyNode({ timeoutMs: scaled(1000) }),
-        "cgroup-not-empty",
-        "4242",
-        "node-a",
-      );
-      assert.ok(kernel.killed.length > 1, "kept killing until the deadline");
+      await assert.rejects(driver.destroyNode({ timeoutMs: 100 }), (e: unknown) => {
+        assert.ok(e instanceof AdapterError && e.code === "cgroup-not-empty", String(e));
+        assert.match(
+          e.message,
+          /node node-a still holds processes 4242.* none of them nearer its end for 100 ms/,
+        );
+        assert.match(e.hint ?? "", /state D/);
+        return true;
+      });
+      assert.deepEqual(kernel.killed, [4242], "killed once: SIGKILL stays pending");
       kernel.immortal.delete(4242);
+      kernel.kill(4242); // what the pending SIGKILL does once the I/O completes
       await driver.destroyNode();
+      assert.equal(driver.current, undefined);
+    });
+
+    test("destroyNode waits past timeoutMs for a process that keeps using CPU on its way out (slow is not stuck)", async () => {
+      const { driver, kernel } = await rigWith(api, (kernel) => ({
+        // Rounds take real time, so the whole exit lasts far longer than timeoutMs.
+        sleep: async () => {
+          await delay(5);
+          await kernel.settle();
+        },
+      }));
+      await driver.createNode(NODE);
+      const a = await driver.createContainer(await driver.createPod("p1", "Guaranteed"), "a");
+      await driver.addProcess(a, 4242);
+      kernel.slow.set(4242, 40);
+      const start = Date.now();
+      const report = await driver.destroyNode({ timeoutMs: 50 });
+      assert.ok(Date.now() - start > 150, `the exit took ${Date.now() - start} ms, longer than timeoutMs`);
+      assert.deepEqual(report.killed, [4242]);
+      assert.ok(report.removed.at(-1)?.endsWith("node-a"));
+      assert.equal(driver.current, undefined);
+    });
+
+    test("destroyNode kills what joins meanwhile, and names processes that keep joining after timeoutMs", async () => {
+      let next = 5000;
+      let joining = true;
+      let container = "";
+      const { driver, kernel } = await rigWith(api, (kernel) => ({
+        // A supervisor outside the driver that starts a process in the container after each kill.
+        sleep: async () => {
+          await delay(5);
+          await kernel.settle();
+          if (joining) await kernel.place(container, next++);
+        },
+      }));
+      await driver.createNode(NODE);
+      const a = await driver.createContainer(await driver.createPod("p1", "Guaranteed"), "a");
+      container = driver.directories(a).memory;
+      await driver.addProcess(a, 4242);
+      await rejectsWith(
+        driver.destroyNode({ timeoutMs: 50 }),
+        "cgroup-not-empty",
+        "node node-a still gets new processes",
+        "after its processes were killed",
+      );
+      assert.ok(kernel.killed.includes(4242) && kernel.killed.includes(5000), "newcomers are killed too");
+      joining = false;
+      const report = await driver.destroyNode();
+      assert.equal(report.killed.length, 1, "the last newcomer");
       assert.equal(driver.current, undefined);
     });
 
@@ -657,7 +725,13 @@ describe("cgroup v1 on a hybrid host (this machine's shape)", () => {
     const dirs = [ownMemory, join(base, "pids"), join(base, "unified")];
     const driver = new CgroupV1Driver(
       { memory: ownMemory, pids: join(base, "pids"), unified: join(base, "unified") },
-      { fs: kernel, kill: (pid) => kernel.kill(pid), sleep: () => kernel.settle(), selfPid: SELF },
+      {
+        fs: kernel,
+        kill: (pid) => kernel.kill(pid),
+        sleep: () => kernel.settle(),
+        selfPid: SELF,
+        sampleProcess: (pid) => kernel.sample(pid),
+      },
     );
     return { kernel, driver, dirs };
   }

@@ -68,6 +68,12 @@ export class CgroupV1Driver extends CgroupfsDriver {
     };
   }
 
+  /** The unified mirror's, on a hybrid host: every process of the node is in it too. */
+  protected eventsFile(segments: readonly string[]): string | undefined {
+    const { unified } = this.#roots;
+    return unified === undefined ? undefined : join(unified, ...segments, "cgroup.events");
+  }
+
   protected async makeCgroup(
     segments: readonly string[],
     limits: CgroupLimits,

@@ -63,6 +63,10 @@ export class CgroupV2Driver extends CgroupfsDriver {
     return { memory: dir, pids: this.hasPids ? dir : undefined, unified: dir };
   }
 
+  protected eventsFile(segments: readonly string[]): string {
+    return join(this.#dir, ...segments, "cgroup.events");
+  }
+
   protected async prepareNode(): Promise<void> {
     const own = this.#dir;
     const available = words(await this.files.read(join(own, "cgroup.controllers")));

@@ -21,7 +21,14 @@ import type {
 import { CgroupFiles, hostCgroupFs, type CgroupFs } from "./cgroup-files.js";
 import { checkName, containerLayout, nodeLayout, podLayout, segmentsWithin } from "./cgroup-layout.js";
 import { tryLockExclusive, type HeldLock } from "../file-lock.js";
-import { readCmdline, readProcStatNow } from "../procfs.js";
+import { readCmdline } from "../procfs.js";
+import {
+  DyingProcesses,
+  describeDyingProcess,
+  sampleProcess,
+  type SampleProcess,
+} from "./dying-processes.js";
+import { waitWhilePopulated } from "./wait-while-populated.js";
 
 /** The outside world a driver touches, injectable so fixture tests can stand in a fake kernel. */
 export interface CgroupHost {
@@ -33,11 +40,23 @@ export interface CgroupHost {
   readonly sleep?: (ms: number) => Promise<void>;
   /** The daemon's pid (default `process.pid`): never placed in, nor killed from, a node cgroup. */
   readonly selfPid?: number;
+  /**
+   * How a killed process is seen on its way out (default: `/proc/<pid>/stat` on the real
+   * filesystem; nothing at all beside a fake one, where no process moves unless the fake says so).
+   */
+  readonly sampleProcess?: SampleProcess;
 }
 
-/** How long teardown polls between checks: processes die within a few ms of SIGKILL. */
+/** How long teardown sleeps between looks when no `cgroup.events` tells it the subtree emptied. */
 const POLL_MS = 5;
+/** How long teardown waits on `cgroup.events` before it looks again (for newcomers, and for progress). */
+const LOOK_AGAIN_MS = 100;
 const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * Teardown's last resort, in `timeoutMs` units after the first SIGKILL: processes that keep moving
+ * toward their end but never reach it (a kernel that keeps them running) must not hold it forever.
+ */
+const DYING_AT_MOST = 12;
 
 /**
  * The shared half of both drivers. Subclasses say where a cgroup's directories are (one per
@@ -50,6 +69,9 @@ export abstract class CgroupfsDriver implements CgroupDriver {
   protected readonly selfPid: number;
   readonly #kill: (pid: number, signal: "SIGKILL") => void;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sampleProcess: SampleProcess;
+  /** Whether `cgroup.events` can be watched (the real cgroupfs; a fixture's fake kernel never writes it). */
+  readonly #watchable: boolean;
   #current: NodeCgroups | undefined;
   /** The flock on the node's directory ({@link NodeSpec.exclusive}). */
   #lock: HeldLock | undefined;
@@ -62,6 +84,8 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     this.#kill = host.kill ?? ((pid, signal) => void process.kill(pid, signal));
     this.#sleep = host.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.selfPid = host.selfPid ?? process.pid;
+    this.#watchable = host.fs === undefined;
+    this.#sampleProcess = host.sampleProcess ?? (host.fs === undefined ? sampleProcess : () => undefined);
   }
 
   get current(): NodeCgroups | undefined {
@@ -80,6 +104,12 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     limits: CgroupLimits,
     leaf: boolean,
   ): Promise<void>;
+
+  /**
+   * The `cgroup.events` of a cgroup's directory in a cgroup2 hierarchy (v2, or a hybrid host's
+   * unified mirror), whose `populated` says whether its subtree holds a process; undefined without one.
+   */
+  protected abstract eventsFile(segments: readonly string[]): string | undefined;
 
   /** Runs before the node's first directory is created (v2: move the daemon to a leaf, enable controllers). */
   protected abstract prepareNode(): Promise<void>;
@@ -263,10 +293,19 @@ export abstract class CgroupfsDriver implements CgroupDriver {
     }
   }
 
+  /**
+   * Kills the node's processes and waits until the kernel has taken every one of them out, then
+   * removes its directories. The wait has no fixed length: an exit runs as fast as the machine
+   * lets it. It ends in `cgroup-not-empty` only when nothing left has moved toward its end for
+   * `timeoutMs` (see {@link DyingProcesses}), and in `cgroup-not-empty` too when processes still
+   * join the node `timeoutMs` after the first SIGKILL (something keeps starting them).
+   */
   async #destroy(name: string, timeoutMs: number | undefined): Promise<DestroyReport> {
-    const deadline = Date.now() + (timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const patience = timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const segments = [name];
     const killed = new Set<number>();
+    const dying = new DyingProcesses(this.#sampleProcess, Date.now());
+    let firstKillAt: number | undefined;
     for (;;) {
       const left = await this.procsAt(segments, true, true);
       if (left.length === 0) break;
@@ -276,26 +315,53 @@ export abstract class CgroupfsDriver implements CgroupDriver {
           `refusing to destroy node ${name}: the daemon itself (pid ${this.selfPid}) is inside it`,
         );
       }
-      if (Date.now() > deadline) {
+      const now = Date.now();
+      const newcomers = dying.look(left, now);
+      if (newcomers.length > 0) {
+        if (firstKillAt !== undefined && now - firstKillAt > patience) {
+          throw new AdapterError(
+            "cgroup-not-empty",
+            `node ${name} still gets new processes ${newcomers.map(describeDyingProcess).join(", ")} ${now - firstKillAt} ms after its processes were killed`,
+            { hint: "something keeps starting processes in it: stop it (a restarting container) first" },
+          );
+        }
+        await this.killAll(segments, newcomers);
+        for (const pid of newcomers) killed.add(pid);
+        firstKillAt ??= now;
+      } else if (
+        dying.stillFor(now) > patience ||
+        (firstKillAt !== undefined && now - firstKillAt > patience * DYING_AT_MOST)
+      ) {
         throw new AdapterError(
           "cgroup-not-empty",
-          `node ${name} still holds processes ${left.map(describeLeftover).join(", ")} after SIGKILL`,
+          dying.stillFor(now) > patience
+            ? `node ${name} still holds processes ${left.map(describeDyingProcess).join(", ")} after SIGKILL, none of them nearer its end for ${patience} ms`
+            : `node ${name} still holds processes ${left.map(describeDyingProcess).join(", ")} ${now - (firstKillAt ?? now)} ms after SIGKILL`,
           {
             hint: "a process in uninterruptible sleep (state D) cannot die until its I/O completes",
           },
         );
       }
-      await this.killAll(segments, left);
-      for (const pid of left) killed.add(pid);
-      await this.#sleep(POLL_MS);
+      await this.#untilExitsProgress(segments);
     }
-    const removed = await this.removeTree(segments, deadline, true);
+    const removed = await this.removeTree(segments, Date.now() + patience, true);
     if (this.#current !== undefined && name === this.#current.name) {
       this.#current = undefined;
       this.#unlock();
       await this.afterNodeRemoved();
     }
     return { killed: [...killed].sort((a, b) => a - b), removed };
+  }
+
+  /**
+   * Waits between two looks at a subtree being emptied: for the kernel's `populated 0` where a
+   * cgroup2 directory says it (at most {@link LOOK_AGAIN_MS}), a short sleep otherwise.
+   */
+  async #untilExitsProgress(segments: readonly string[]): Promise<void> {
+    const events = this.#watchable ? this.eventsFile(segments) : undefined;
+    // Not populated and yet processes listed (a process in a v1 hierarchy only): sleep then.
+    if (events === undefined || !(await waitWhilePopulated(events, LOOK_AGAIN_MS)))
+      await this.#sleep(POLL_MS);
   }
 
   /** Sends SIGKILL to every listed process (v2 overrides this with `cgroup.kill`). */
@@ -451,11 +517,4 @@ function lockedError(dir: string, holder: number | undefined): AdapterError {
   return new AdapterError("cgroup-locked", `node cgroup ${dir} is managed by ${who}`, {
     hint: "one evictd per node: stop that daemon first, or give this node file another name",
   });
-}
-
-/** A process that outlived SIGKILL, with its state (`D`: waiting on I/O; `Z`: not reaped yet) and command. */
-function describeLeftover(pid: number): string {
-  const state = readProcStatNow(pid)?.state;
-  const cmd = readCmdline(pid);
-  return `${pid}${state !== undefined ? ` (state ${state}${cmd !== undefined ? `: ${cmd}` : ""})` : ""}`;
 }

@@ -31,7 +31,6 @@ import type { ActivePodInfo } from "./active-pod-info.js";
 import { testPodFiles } from "./testing/test-pod-files.js";
 import { collectorStatsPort } from "./collector-stats-port.js";
 import { LinuxSummaryCollector, type CollectorNodeSpec } from "./summary-collector.js";
-import { scaled } from "../../testing/slowdown.js";
 
 const MiB = 1024 * 1024;
 const detection = process.platform === "linux" ? await detectOwnCgroups() : undefined;
@@ -153,7 +152,7 @@ describe("LinuxSummaryCollector, live on this host", { skip }, () => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     // A teardown, not a measurement: 100 pods' processes die slowly on an emulated CPU under load.
-    await driver?.destroyNode({ name: NAME, timeoutMs: scaled(20_000) });
+    await driver?.destroyNode({ name: NAME });
     for (const dir of mounts.reverse()) execFileSync("umount", [dir]);
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   });

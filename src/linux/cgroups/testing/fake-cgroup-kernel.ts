@@ -6,6 +6,7 @@
 import { mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { CgroupFs } from "../cgroup-files.js";
+import type { ProcessSample } from "../dying-processes.js";
 
 /** One mounted hierarchy: v1 memory or pids, or the v2 unified one. */
 export interface FakeHierarchy {
@@ -82,6 +83,15 @@ export class FakeCgroupKernel implements CgroupFs {
   readonly killed: number[] = [];
   /** Pids that survive SIGKILL, like a process stuck in uninterruptible sleep. */
   readonly immortal = new Set<number>();
+  /**
+   * Pids whose exit takes this many {@link settle}s after SIGKILL, using CPU all along, like a
+   * large process on a slow machine.
+   */
+  readonly slow = new Map<number, number>();
+  /** CPU ticks each slow pid has used on its way out. */
+  readonly #cpuTicks = new Map<number, number>();
+  /** Slow pids killed and not yet gone. */
+  readonly #exiting = new Set<number>();
   /**
    * Errno to throw on the next operation on a path ending with the key (for error tests); a key
    * `write:<suffix>` (or `read:`, `mkdir:`, `rmdir:`) limits it to one operation.
@@ -237,16 +247,34 @@ export class FakeCgroupKernel implements CgroupFs {
     this.writes.push(`${relative(this.base, path)} <- ${value}`);
   }
 
-  /** SIGKILL: the process leaves every cgroup (completed by the next {@link settle}). */
+  /** SIGKILL: the process leaves every cgroup (completed by the next {@link settle}, or later if slow). */
   kill(pid: number): void {
     this.killed.push(pid);
-    if (!this.immortal.has(pid)) this.#pending.push(this.removeEverywhere(pid));
+    if (this.immortal.has(pid)) return;
+    if (this.slow.has(pid)) this.#exiting.add(pid);
+    else this.#pending.push(this.removeEverywhere(pid));
   }
 
-  /** Waits for kills in flight: the driver's `sleep` between polls. */
+  /** Waits for kills in flight (the driver's `sleep` between polls); slow exits advance one step. */
   async settle(): Promise<void> {
+    for (const pid of this.#exiting) {
+      this.#cpuTicks.set(pid, (this.#cpuTicks.get(pid) ?? 0) + 1);
+      const steps = (this.slow.get(pid) ?? 0) - 1;
+      if (steps > 0) {
+        this.slow.set(pid, steps);
+        continue;
+      }
+      this.slow.delete(pid);
+      this.#exiting.delete(pid);
+      this.#pending.push(this.removeEverywhere(pid));
+    }
     const pending = this.#pending.splice(0);
     await Promise.all(pending);
+  }
+
+  /** How a process looks on its way out (`CgroupHost.sampleProcess`): only a slow one moves. */
+  sample(pid: number): ProcessSample {
+    return { startTicks: 1, cpuTicks: this.#cpuTicks.get(pid) ?? 0, threads: 1 };
   }
 
   private async removeEverywhere(pid: number): Promise<void> {
