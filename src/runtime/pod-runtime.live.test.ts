@@ -185,7 +185,7 @@ for (const mode of modes) {
         }
         await r.close();
       }
-      if (driver !== undefined) await driver.destroyNode({ name: nodeName, timeoutMs: scaled(20_000) });
+      if (driver !== undefined) await driver.destroyNode({ name: nodeName });
       await unmountUnder(stateDir);
       await rm(stateDir, { recursive: true, force: true });
     });

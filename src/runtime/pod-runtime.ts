@@ -3,44 +3,51 @@
  * cgroups laid out as the kubelet lays out pods, restarts them per restartPolicy with the kubelet's
  * back-off, kills pods (SIGTERM, SIGKILL after the grace period), persists every pod's status, and
  * collects dead containers. It observes and acts; the pure engine decides.
+ *
+ * The runtime keeps the pods and orchestrates its parts:
+ *
+ * - container-supervisor.ts: each container's process: start, exit, restart after the back-off,
+ *   adoption after a daemon restart;
+ * - pod-reconciler.ts: what to start or restart next (the planner, pod-actions.ts: init containers
+ *   in order, sidecars kept running), and a pod's completion;
+ * - pod-killer.ts: the kill path (SIGTERM, grace period, SIGKILL, final status) and the stop of a
+ *   finished pod's leftovers;
+ * - pod-resources.ts: a pod's logs directory, cgroups and emptyDir volumes, set up and released;
+ * - pod-removal.ts: whether a pod is cleaned up, its removal, and its deletion;
+ * - pod-status-writer.ts and pod-ends.ts: status files written and retried, and every pod's end in
+ *   the final-status journal;
+ * - pod-restore.ts: the pods of an earlier run, after a daemon restart;
+ * - active-pod-targets.ts: what the stats collector is told of the active pods, the same while
+ *   unchanged;
+ *
+ * with a pod's processes found and signalled by pod-processes.ts.
  */
-import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { ClockPort, KillResult, LoggerPort, PodsPort } from "../app/ports.js";
 import type { PodStatusView } from "../app/node-view/snapshot.js";
 import type { NodeSpec } from "../core/node/node-spec.js";
 import { podQos } from "../core/pod/qos.js";
-import { AdapterError } from "../errors.js";
-import type { CgroupDriver, ContainerCgroup, PodCgroup } from "../linux/cgroups/cgroup-driver.js";
-import { containerLayout } from "../linux/cgroups/cgroup-layout.js";
+import type { CgroupDriver } from "../linux/cgroups/cgroup-driver.js";
 import type { ActivePodInfo } from "../linux/node-stats/active-pod-info.js";
+import { ActivePodTargets, podCgroupsOf, type PodCgroups } from "./active-pod-targets.js";
 import { collectDeadContainers, type GcReport } from "./container-gc.js";
-import { ContainerSupervisor, UNKNOWN_EXIT } from "./container-supervisor.js";
-import { setUpVolumes, systemMounter, tearDownVolumes, type Mounter } from "./emptydir-volumes.js";
-import { computePodActions } from "./pod-actions.js";
-import { attachCgroups, ensurePodCgroup } from "./pod-cgroups.js";
+import { ContainerSupervisor } from "./container-supervisor.js";
+import { systemMounter, type Mounter } from "./emptydir-volumes.js";
+import type { FinalStatusJournal, JournalRecord } from "./final-status-journal.js";
+import { PodEnds } from "./pod-ends.js";
+import { PodKiller } from "./pod-killer.js";
 import { containerMemoryLimitBytes } from "./pod-memory-limit.js";
-import { podMemoryLimitBytes } from "./pod-memory-limit.js";
 import type { PodPaths } from "./pod-paths.js";
-import {
-  computePhase,
-  fromPersisted,
-  newPodRecord,
-  toPersisted,
-  toStatusView,
-  upsertConditions,
-  type GivenPodStatus,
-  type PendingKill,
-  type PodRecord,
-  type StuckProcess,
-} from "./pod-record.js";
 import { PodProcesses, type PodSignalTarget } from "./pod-processes.js";
-import { encodeStatus, readStatusFiles, type StatusFileError } from "./pod-status-file.js";
-import { writeFileAtomic } from "../formats/write-file-atomic.js";
-import type { FinalStatus, FinalStatusJournal, JournalRecord } from "./final-status-journal.js";
-import { readProcStat } from "../linux/procfs.js";
+import { PodReconciler } from "./pod-reconciler.js";
+import { PodRemoval } from "./pod-removal.js";
+import { newPodRecord, toStatusView, type GivenPodStatus, type PodRecord } from "./pod-record.js";
+import { PodResources } from "./pod-resources.js";
+import { podRuntimeCapabilities } from "./pod-runtime-capabilities.js";
+import { PodRestorer } from "./pod-restore.js";
+import type { StatusFileError } from "./pod-status-file.js";
+import { PodStatusWriter } from "./pod-status-writer.js";
 import { KUBELET_BACKOFF, type BackoffPolicy } from "./restart-backoff.js";
-import { statsTarget } from "./stats-targets.js";
 import type { RunnablePod } from "./runnable-pod.js";
 
 export type { GcReport } from "./container-gc.js";
@@ -100,71 +107,51 @@ export interface ContainerProcesses {
   readonly pids: readonly number[];
 }
 
-/**
- * Whether the pod has finished (Succeeded or Failed: completed, evicted, rejected) and no kill is
- * under way: nothing of it runs again, and its status is what it ended with.
- */
-function hasFinished(record: PodRecord): boolean {
-  return record.final && !record.terminating;
-}
-
-/** Bounded wait for the exit reports of our own children once their processes are gone. */
-const EXIT_REPORT_WAIT_MS = 1000;
-/** How often a status write that failed is tried again. */
-const STATUS_RETRY_MS = 1000;
-
 /** Runs pods as processes; see the module comment. */
 export class ProcessPodRuntime implements PodsPort {
   /** What this runtime can and cannot do here, one sentence each (for /status). */
   readonly capabilities: readonly string[];
-  readonly #cgroups: CgroupDriver | undefined;
   readonly #clock: ClockPort;
   readonly #logger: LoggerPort;
-  readonly #killTimeoutMs: number;
-  readonly #mounter: Mounter;
-  readonly #canMount: boolean;
   readonly #stateDir: string;
   readonly #processes: PodProcesses;
   readonly #supervisor: ContainerSupervisor;
   readonly #pods = new Map<string, PodRecord>();
-  /** The last stats description of each pod in cgroups, with what it was built from. */
-  readonly #statsTargets = new WeakMap<
-    PodRecord,
-    {
-      readonly pod: PodCgroup;
-      readonly startTime: number | undefined;
-      readonly containers: readonly {
-        readonly cgroup: ContainerCgroup | undefined;
-        readonly startedAt: number | undefined;
-      }[];
-      readonly target: ActivePodInfo;
-    }
-  >();
+  readonly #statsTargets = new ActivePodTargets((pod) => this.podProcesses(pod));
   readonly #closing = new AbortController();
-  /** {@link close} has run: failed status writes are no longer retried. */
-  #closed = false;
-  #persistErrors: readonly StatusFileError[] = [];
-  readonly #takeInKills: () => void;
   readonly #onPodsChanged: () => void;
-  readonly #journal: FinalStatusJournal | undefined;
-  /** Pods the journal says ended (or were deleted) before this start, by UID. */
-  readonly #journalFound: Map<string, JournalRecord>;
-  /** Pods whose end is in the journal already (one record per end: the journal's slots are few). */
-  readonly #journalled = new Set<string>();
+  readonly #status: PodStatusWriter;
+  readonly #ends: PodEnds;
+  readonly #resources: PodResources;
+  readonly #killer: PodKiller;
+  readonly #reconciler: PodReconciler;
+  readonly #restorer: PodRestorer;
+  readonly #removal: PodRemoval;
 
   constructor(options: ProcessPodRuntimeOptions) {
-    this.#cgroups = options.cgroups;
     this.#clock = options.clock;
     this.#logger = options.logger;
-    this.#killTimeoutMs = options.killTimeoutMs ?? 2000;
-    this.#mounter = options.mounter ?? systemMounter;
-    this.#canMount = options.canMount ?? process.geteuid?.() === 0;
+    const canMount = options.canMount ?? process.geteuid?.() === 0;
     this.#stateDir = resolve(options.node.stateDir);
     this.#processes = new PodProcesses(options.cgroups, options.clock);
-    this.#takeInKills = options.takeInKills ?? (() => {});
+    const takeInKills = options.takeInKills ?? (() => {});
     this.#onPodsChanged = options.onPodsChanged ?? (() => {});
-    this.#journal = options.journal?.writer;
-    this.#journalFound = new Map(options.journal?.found ?? []);
+    this.#status = new PodStatusWriter({
+      logger: options.logger,
+      changed: this.#onPodsChanged,
+      isCurrent: (record) => this.#pods.get(record.pod.uid) === record,
+    });
+    this.#ends = new PodEnds({
+      clock: options.clock,
+      logger: options.logger,
+      ...(options.journal !== undefined ? { journal: options.journal } : {}),
+    });
+    this.#resources = new PodResources({
+      cgroups: options.cgroups,
+      mounter: options.mounter ?? systemMounter,
+      canMount,
+      logger: options.logger,
+    });
     this.#supervisor = new ContainerSupervisor({
       cgroups: options.cgroups,
       node: options.node,
@@ -175,14 +162,14 @@ export class ProcessPodRuntime implements PodsPort {
       processes: this.#processes,
       closing: this.#closing.signal,
       events: {
-        refresh: (record) => this.#refresh(record),
-        persist: (record) => this.#persist(record),
+        refresh: (record) => this.#reconciler.refresh(record),
+        persist: (record) => this.#status.persist(record),
         exited: (record) => {
-          this.#takeInKills();
-          if (record.terminating) this.#persist(record);
-          else this.#reconcile(record);
+          takeInKills();
+          if (record.terminating) this.#status.persist(record);
+          else this.#reconciler.reconcile(record);
         },
-        catchUp: () => this.#takeInKills(),
+        catchUp: () => takeInKills(),
         oomKilled: (record, c) =>
           options.onOomKill?.({
             namespace: record.pod.namespace,
@@ -192,19 +179,55 @@ export class ProcessPodRuntime implements PodsPort {
           }),
       },
     });
-    const driver = this.#cgroups;
-    this.capabilities = [
-      driver === undefined
-        ? "no cgroups: pod processes run without memory limits, each container in a process group of its own, and are measured through /proc"
-        : `pods run in cgroup ${driver.api} cgroups laid out as the kubelet's cgroupfs driver does (QoS tiers, pod and container cgroups), with per-container memory limits` +
-          (driver.hasPids ? "" : "; no pids controller: no per-pod pid counts"),
-      "oom_score_adj is set for each container before its command runs (a second shim stage)",
-      this.#canMount
-        ? "emptyDir volumes with medium Memory are tmpfs mounts"
-        : "tmpfs cannot be mounted (not root): emptyDir volumes with medium Memory are plain directories on nodefs",
-      "no container images: image garbage collection frees nothing",
-      `container output is appended to ${this.#stateDir}/pods/<pod>/logs/<container>.log`,
-    ];
+    this.#killer = new PodKiller({
+      stateDir: this.#stateDir,
+      pods: this.#pods,
+      processes: this.#processes,
+      clock: options.clock,
+      logger: options.logger,
+      killTimeoutMs: options.killTimeoutMs ?? 2000,
+      ends: this.#ends,
+      status: this.#status,
+      sleep: (ms) => this.#supervisor.sleep(ms),
+      onPodsChanged: this.#onPodsChanged,
+    });
+    this.#reconciler = new PodReconciler({
+      closing: this.#closing.signal,
+      supervisor: this.#supervisor,
+      status: this.#status,
+      ends: this.#ends,
+      killer: this.#killer,
+      logger: options.logger,
+    });
+    this.#restorer = new PodRestorer({
+      stateDir: this.#stateDir,
+      cgroups: options.cgroups,
+      pods: this.#pods,
+      processes: this.#processes,
+      supervisor: this.#supervisor,
+      resources: this.#resources,
+      reconciler: this.#reconciler,
+      ends: this.#ends,
+      status: this.#status,
+      clock: options.clock,
+      logger: options.logger,
+    });
+    this.#removal = new PodRemoval({
+      cgroups: options.cgroups,
+      pods: this.#pods,
+      processes: this.#processes,
+      resources: this.#resources,
+      killer: this.#killer,
+      ends: this.#ends,
+      status: this.#status,
+      logger: options.logger,
+      onPodsChanged: this.#onPodsChanged,
+    });
+    this.capabilities = podRuntimeCapabilities({
+      cgroups: options.cgroups,
+      canMount,
+      stateDir: this.#stateDir,
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -242,68 +265,25 @@ export class ProcessPodRuntime implements PodsPort {
 
   /** Status files that {@link loadPersisted} could not read back. */
   persistErrors(): readonly StatusFileError[] {
-    return this.#persistErrors;
+    return this.#restorer.unreadable;
   }
 
   /** The pod's cgroups (for the stats adapter), when it runs in cgroups. */
-  podCgroups(
-    uid: string,
-  ): { readonly pod: PodCgroup; readonly containers: ReadonlyMap<string, ContainerCgroup> } | undefined {
+  podCgroups(uid: string): PodCgroups | undefined {
     const record = this.#pods.get(uid);
     const pod = record?.cgroup;
     if (record === undefined || pod === undefined) return undefined;
-    const containers = new Map<string, ContainerCgroup>();
-    for (const c of record.containers)
-      containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
-    return { pod, containers };
+    return podCgroupsOf(record, pod);
   }
 
   /**
    * What the stats collector measures for each active pod: the directories the pod really uses,
    * the start times recorded here, and its cgroups (or, without cgroups, its containers' processes).
+   * A pod in cgroups is described by the same object until one of its containers (re)starts
+   * (active-pod-targets.ts).
    */
   async statsTargets(): Promise<ActivePodInfo[]> {
-    const out: ActivePodInfo[] = [];
-    for (const record of this.#pods.values()) {
-      if (record.final || record.terminating) continue;
-      if (record.cgroup !== undefined) {
-        out.push(this.#cgroupStatsTarget(record, record.cgroup));
-        continue;
-      }
-      const processes = await this.podProcesses(record.pod);
-      out.push(statsTarget(record, { pids: new Map(processes.map((p) => [p.container, p.pids])) }));
-    }
-    return out;
-  }
-
-  /**
-   * A pod in cgroups is described the same way until one of its containers (re)starts: the same
-   * object is handed out again, so a memory wake on a 110-pod node builds no description and the
-   * collector's per-cgroup memo (keyed by the cgroup objects) keeps hitting.
-   */
-  #cgroupStatsTarget(record: PodRecord, pod: PodCgroup): ActivePodInfo {
-    const known = this.#statsTargets.get(record);
-    if (
-      known !== undefined &&
-      known.pod === pod &&
-      known.startTime === record.startTime &&
-      known.containers.length === record.containers.length &&
-      record.containers.every(
-        (c, i) => c.cgroup === known.containers[i]?.cgroup && c.startedAt === known.containers[i]?.startedAt,
-      )
-    )
-      return known.target;
-    const containers = new Map<string, ContainerCgroup>();
-    for (const c of record.containers)
-      containers.set(c.spec.name, c.cgroup ?? containerLayout(pod, c.spec.name));
-    const target = statsTarget(record, { cgroups: { pod, containers } });
-    this.#statsTargets.set(record, {
-      pod,
-      startTime: record.startTime,
-      containers: record.containers.map((c) => ({ cgroup: c.cgroup, startedAt: c.startedAt })),
-      target,
-    });
-    return target;
+    return this.#statsTargets.describe(this.#pods.values());
   }
 
   /**
@@ -347,27 +327,25 @@ export class ProcessPodRuntime implements PodsPort {
    */
   async start(pod: RunnablePod): Promise<void> {
     if (this.#pods.has(pod.uid)) return;
-    const ended = this.#journalFound.get(pod.uid);
-    if (ended?.kind === "final") return this.#restoreEnded(pod, ended.status);
+    const ended = this.#ends.endedBefore(pod.uid);
+    if (ended !== undefined) return this.#restorer.restoreEnded(pod, ended);
     const record = newPodRecord(pod, this.#stateDir, podQos(pod));
     record.startTime = this.#clock.now();
     this.#pods.set(pod.uid, record);
     try {
-      await mkdir(record.paths.logsDir, { recursive: true });
-      if (this.#cgroups !== undefined) await ensurePodCgroup(this.#cgroups, record);
-      await this.#setUpVolumes(record);
+      await this.#resources.setUp(record);
     } catch (error) {
       record.message = `cannot set up the pod: ${error instanceof Error ? error.message : String(error)}`;
       this.#logger.error({ pod: pod.key, uid: pod.uid, error: String(error) }, "pod setup failed");
-      await this.#persistNow(record);
+      await this.#status.persistNow(record);
       throw error;
     }
     this.#logger.info(
       { pod: pod.key, uid: pod.uid, qos: record.qos, restartPolicy: record.policy },
       "pod started",
     );
-    this.#reconcile(record);
-    await this.#persistNow(record);
+    this.#reconciler.reconcile(record);
+    await this.#status.persistNow(record);
   }
 
   /** Records an admission rejection: the status is written and nothing is started. */
@@ -378,9 +356,9 @@ export class ProcessPodRuntime implements PodsPort {
     }
     const record = newPodRecord(pod, this.#stateDir, podQos(pod));
     record.startTime = this.#clock.now();
-    this.#fix(record, status);
+    this.#ends.fix(record, status);
     this.#pods.set(pod.uid, record);
-    await this.#persistNow(record);
+    await this.#status.persistNow(record);
   }
 
   /**
@@ -392,29 +370,7 @@ export class ProcessPodRuntime implements PodsPort {
    * rejected) is left as it is, as the kubelet ignores a kill of a terminated pod: nothing to do.
    */
   async kill(pod: RunnablePod, gracePeriodSeconds: number, status: GivenPodStatus): Promise<KillResult> {
-    const record = this.#pods.get(pod.uid);
-    if (record !== undefined && hasFinished(record)) return this.#nothingToKill(record);
-    if (record === undefined || record.kill !== undefined) {
-      const result = this.killSignalled(pod, gracePeriodSeconds, status, {
-        pids: [],
-        terminatedAt: this.#clock.now(),
-      });
-      // A pod never started here has only its status to write: written when this returns.
-      if (record === undefined) await result.done;
-      return result;
-    }
-    record.final = true;
-    record.terminating = true;
-    // On record before the signal: a daemon killed from here on never starts the pod again.
-    this.#journalEnd(record, { ...status, conditions: status.conditions ?? [], statusFixed: true });
-    let pids = this.#processes.ofPodNow(record);
-    if (pids === undefined) {
-      // Finding the processes takes a /proc scan: no restart may start meanwhile.
-      record.abort.abort();
-      pids = await this.#processes.ofPod(record);
-    }
-    this.#processes.signal(record.containers, pids, "SIGTERM");
-    return this.#killUnderway(record, gracePeriodSeconds, status, { pids, terminatedAt: this.#clock.now() });
+    return this.#killer.kill(pod, gracePeriodSeconds, status);
   }
 
   /**
@@ -430,70 +386,7 @@ export class ProcessPodRuntime implements PodsPort {
     status: GivenPodStatus,
     signalled: { readonly pids: readonly number[]; readonly terminatedAt: number },
   ): KillResult {
-    const graceMs = Math.max(0, gracePeriodSeconds) * 1000;
-    let record = this.#pods.get(pod.uid);
-    if (record === undefined) {
-      // Never started here: only the status to write.
-      record = newPodRecord(pod, this.#stateDir, podQos(pod));
-      this.#pods.set(pod.uid, record);
-      this.#fix(record, status);
-      this.#persist(record);
-      const written = record.writes.then(() => ({ ok: true, stuck: [] }));
-      return { terminatedAt: signalled.terminatedAt, done: written };
-    }
-    if (hasFinished(record)) return this.#nothingToKill(record);
-    const pending = record.kill;
-    if (pending !== undefined) {
-      pending.deadline = Math.min(pending.deadline, this.#clock.now() + graceMs);
-      pending.status = status;
-      return { terminatedAt: pending.terminatedAt, done: pending.done };
-    }
-    record.final = true;
-    record.terminating = true;
-    // The thread that signalled it put its end on record first.
-    this.#journalled.add(record.pod.uid);
-    return this.#killUnderway(record, gracePeriodSeconds, status, signalled);
-  }
-
-  /**
-   * A kill of a pod that has already finished: its status stays what it was and nothing is left to
-   * wait for (the same answer as a dry run's kill). What of it may still run (sidecars being
-   * stopped, processes that outlived an earlier kill) is its completion's, or its deletion's
-   * ({@link forget}), to stop.
-   */
-  #nothingToKill(record: PodRecord): KillResult {
-    this.#logger.info(
-      { pod: record.pod.key, uid: record.pod.uid, phase: record.phase, reason: record.reason },
-      "kill ignored: the pod has already finished",
-    );
-    return { terminatedAt: this.#clock.now(), done: Promise.resolve({ ok: true, stuck: [] }) };
-  }
-
-  /** After SIGTERM: no restart, the grace period, SIGKILL, then the final status. */
-  #killUnderway(
-    record: PodRecord,
-    gracePeriodSeconds: number,
-    status: GivenPodStatus,
-    signalled: { readonly pids: readonly number[]; readonly terminatedAt: number },
-  ): KillResult {
-    // After SIGTERM, so the supervisor's abort listeners (restart timers, polls) do not delay it. No
-    // exit is handled in between: a child's exit reaches this process in a later turn of the loop.
-    record.abort.abort();
-    const { pids, terminatedAt } = signalled;
-    this.#logger.info(
-      { pod: record.pod.key, uid: record.pod.uid, pids, gracePeriodSeconds },
-      "pod killing: SIGTERM sent",
-    );
-    const kill: PendingKill = {
-      deadline: terminatedAt + Math.max(0, gracePeriodSeconds) * 1000,
-      status,
-      terminatedAt,
-      done: Promise.resolve({ ok: true, stuck: [] }),
-    };
-    record.kill = kill;
-    kill.done = this.#finishKill(record, kill);
-    this.#onPodsChanged();
-    return { terminatedAt, done: kill.done };
+    return this.#killer.signalled(pod, gracePeriodSeconds, status, signalled);
   }
 
   /** The status a pending kill of `pod` writes when it ends, replaced (a message from fresher figures). */
@@ -509,21 +402,7 @@ export class ProcessPodRuntime implements PodsPort {
    * so that the next look at the node sees what the eviction freed. Unknown pods are cleaned up.
    */
   async isCleanedUp(pod: RunnablePod): Promise<boolean> {
-    const record = this.#pods.get(pod.uid);
-    if (record === undefined) return true;
-    if ((await this.#processes.ofPod(record)).length > 0) return false;
-    const driver = this.#cgroups;
-    if (record.cgroup !== undefined && driver?.hasPids === true) {
-      try {
-        if ((await driver.pids(record.cgroup)).current > 0) return false;
-      } catch {
-        // The cgroup is already gone: nothing is charged to it.
-      }
-    }
-    // A kill in progress finishes (status written) before its resources go.
-    if (record.kill !== undefined) await record.kill.done;
-    if (record.statusFixed && !record.removed) await this.remove(pod);
-    return true;
+    return this.#removal.isCleanedUp(pod);
   }
 
   /**
@@ -534,8 +413,7 @@ export class ProcessPodRuntime implements PodsPort {
     for (const record of this.#pods.values()) {
       record.abort.abort();
       try {
-        await tearDownVolumes(record.pod, record.paths, this.#mounter);
-        record.volumes = [];
+        await this.#resources.releaseVolumes(record);
       } catch (error) {
         this.#logger.warn({ pod: record.pod.key, err: String(error) }, "cannot release pod volumes");
       }
@@ -548,40 +426,7 @@ export class ProcessPodRuntime implements PodsPort {
    * GC) and the status stay. Fails with `pod-busy` while processes remain.
    */
   async remove(pod: RunnablePod): Promise<void> {
-    const record = this.#pods.get(pod.uid);
-    if (record === undefined || record.removed) return;
-    const left = await this.#processes.ofPod(record);
-    if (left.length > 0) {
-      throw new AdapterError(
-        "pod-busy",
-        `cannot remove pod ${pod.key}: processes ${left.join(", ")} still run`,
-        {
-          hint: "kill the pod and wait until isCleanedUp",
-        },
-      );
-    }
-    record.abort.abort();
-    if (!record.final) {
-      record.final = true;
-      if (!record.statusFixed) record.phase = computePhase(record);
-    }
-    if (record.cgroup !== undefined && this.#cgroups !== undefined) {
-      try {
-        await this.#cgroups.remove(record.cgroup);
-      } catch (error) {
-        const gone =
-          error instanceof AdapterError &&
-          (error.code === "cgroup-not-found" || error.code === "cgroup-no-node");
-        if (!gone) throw error;
-      }
-    }
-    record.cgroup = undefined;
-    for (const c of record.containers) c.cgroup = undefined;
-    await tearDownVolumes(record.pod, record.paths, this.#mounter);
-    record.volumes = [];
-    record.removed = true;
-    this.#logger.info({ pod: pod.key, uid: pod.uid }, "pod removed: cgroups and volumes released");
-    await this.#persistNow(record);
+    return this.#removal.remove(pod);
   }
 
   /**
@@ -590,22 +435,7 @@ export class ProcessPodRuntime implements PodsPort {
    * grace period.
    */
   async forget(pod: RunnablePod): Promise<void> {
-    const record = this.#pods.get(pod.uid);
-    if (record === undefined) return;
-    if (hasFinished(record)) await this.#stopLeftovers(record, "before the pod was deleted");
-    await this.remove(pod);
-    await record.writes;
-    this.#pods.delete(pod.uid);
-    this.#journalFound.delete(pod.uid);
-    this.#journalled.delete(pod.uid);
-    const failed = this.#journal?.recordForgotten(pod.uid, this.#clock.now());
-    if (failed !== undefined)
-      this.#logger.error(
-        { pod: pod.key, err: String(failed) },
-        "cannot record the pod's deletion in the final-status journal",
-      );
-    this.#onPodsChanged();
-    await rm(record.paths.dir, { recursive: true, force: true });
+    return this.#removal.forget(pod);
   }
 
   /**
@@ -615,41 +445,7 @@ export class ProcessPodRuntime implements PodsPort {
    * restarted per restartPolicy. Create the node cgroup first. Returns the restored pods' statuses.
    */
   async loadPersisted(): Promise<PodStatusView[]> {
-    const { statuses, errors } = await readStatusFiles(`${this.#stateDir}/pods`);
-    this.#persistErrors = errors;
-    for (const e of errors)
-      this.#logger.warn({ file: e.file, error: e.message }, "cannot restore a pod status file");
-    const restored: PodRecord[] = [];
-    for (const status of statuses) {
-      if (this.#pods.has(status.uid)) continue;
-      const record = fromPersisted(status, this.#stateDir);
-      this.#pods.set(status.uid, record);
-      restored.push(record);
-      if (this.#cgroups !== undefined && !record.removed) attachCgroups(this.#cgroups, record);
-      const ended = this.#journalFound.get(status.uid);
-      if (!record.final && ended?.kind === "final") {
-        this.#endAsJournalled(record, ended.status);
-        this.#logger.warn(
-          { pod: record.pod.key, uid: record.pod.uid, phase: record.phase, reason: record.reason },
-          "the pod ended before the daemon stopped, but its status file could not say so: restored from the final-status journal, not started again",
-        );
-        this.#persist(record);
-      }
-      if (!record.final) {
-        await this.#resume(record);
-        continue;
-      }
-      // A daemon that died mid-kill may have left processes of a finished pod: finish the job.
-      const left = await this.#processes.ofPod(record);
-      if (left.length > 0) {
-        this.#processes.signal(record.containers, left, "SIGKILL");
-        this.#logger.warn(
-          { pod: record.pod.key, pids: left },
-          "killed leftover processes of a terminated pod",
-        );
-      }
-    }
-    return restored.map(toStatusView);
+    return (await this.#restorer.restoreAll()).map(toStatusView);
   }
 
   /**
@@ -692,314 +488,12 @@ export class ProcessPodRuntime implements PodsPort {
     this.#closing.abort();
     for (const record of this.#pods.values()) record.abort.abort();
     await this.flush();
-    // A write still failing (the state filesystem full) is tried once more, then said out loud:
-    // the operator must know what the next start will and will not find.
-    for (const record of this.#pods.values()) {
-      if (!record.writeFailing) continue;
-      await this.#persistNow(record);
-      if (!record.writeFailing) continue;
-      const kept =
-        record.final && this.#journal !== undefined
-          ? `its end (${record.phase}${record.reason !== undefined ? `, ${record.reason}` : ""}) is kept in the final-status journal, so the next start will not run it again`
-          : record.final
-            ? "without a journal, the next start may run it again"
-            : "its container states since the last good write are lost; the next start adopts its processes";
-      this.#logger.error(
-        { pod: record.pod.key, file: record.paths.statusFile },
-        `stopping with the pod's status file not written: ${kept}`,
-      );
-    }
-    this.#closed = true;
+    // A write still failing (the state filesystem full) is tried once more, then said out loud.
+    await this.#status.close(this.#pods.values(), this.#ends.keepsJournal);
   }
 
   /** Resolves when every status write queued so far is on disk. */
   async flush(): Promise<void> {
-    await Promise.all([...this.#pods.values()].map((r) => r.writes));
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Reconciliation: the planner decides, this applies
-
-  /** Applies the planned actions after any change, then refreshes the phase and persists. */
-  #reconcile(record: PodRecord): void {
-    if (this.#closing.signal.aborted || record.terminating || record.removed) return;
-    if (!record.final) {
-      const actions = computePodActions(
-        record.policy,
-        record.containers.map((c) => ({
-          name: c.spec.name,
-          kind: c.kind,
-          state: c.state,
-          exitCode: c.exitCode,
-          timerPending: c.timerPending,
-        })),
-        record.initialized,
-      );
-      if (actions.complete) return this.#complete(record);
-      record.initialized = actions.initialized;
-      for (const c of record.containers) {
-        if (actions.backOff.includes(c.spec.name)) this.#supervisor.scheduleRestart(record, c);
-        else if (actions.start.includes(c.spec.name)) this.#supervisor.launch(record, c);
-      }
-    }
-    this.#refresh(record);
-  }
-
-  /** The pod ran to its end: nothing restarts, sidecars are stopped, the phase becomes Succeeded or Failed. */
-  #complete(record: PodRecord): void {
-    record.final = true;
-    record.abort.abort();
-    this.#refresh(record);
-    this.#journalEnd(record, this.#finalStatus(record));
-    this.#logger.info({ pod: record.pod.key, uid: record.pod.uid, phase: record.phase }, "pod completed");
-    if (!record.containers.some((c) => c.state === "running")) return;
-    // Sidecars (and anything else still running) are stopped within the pod's grace period.
-    void (async () => {
-      await this.#stopLeftovers(record, "after the pod completed");
-      this.#refresh(record);
-    })();
-  }
-
-  /**
-   * SIGTERM to whatever of a finished pod still runs, SIGKILL after the pod's grace period; resolves
-   * once none is left, or with what survived SIGKILL logged (`when` says when it happened).
-   */
-  async #stopLeftovers(record: PodRecord, when: string): Promise<void> {
-    const left = await this.#processes.ofPod(record);
-    if (left.length === 0) return;
-    this.#processes.signal(record.containers, left, "SIGTERM");
-    const deadline = this.#clock.now() + record.pod.terminationGracePeriodSeconds * 1000;
-    const stuck = await this.#processes.waitGone(record, { deadline }, this.#killTimeoutMs);
-    if (stuck.length > 0)
-      this.#logger.warn({ pod: record.pod.key, stuck }, `processes survived SIGKILL ${when}`);
-  }
-
-  /** Recomputes the phase (unless a caller fixed it) and persists. */
-  #refresh(record: PodRecord): void {
-    if (!record.statusFixed) record.phase = computePhase(record);
-    this.#persist(record);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Container processes
-
-  async #finishKill(record: PodRecord, kill: PendingKill): Promise<{ ok: boolean; stuck: StuckProcess[] }> {
-    const stuck = await this.#processes.waitGone(record, kill, this.#killTimeoutMs);
-    // Give our own children's exit reports a moment to arrive, so exit codes are the real ones.
-    const reports = record.containers.flatMap((c) =>
-      c.state === "running" && c.exited !== undefined ? [c.exited] : [],
-    );
-    if (reports.length > 0)
-      await Promise.race([Promise.all(reports), this.#supervisor.sleep(EXIT_REPORT_WAIT_MS)]);
-    const now = this.#clock.now();
-    for (const c of record.containers) {
-      if (c.state === "running" && stuck.length === 0) {
-        c.state = "terminated";
-        c.exitCode = UNKNOWN_EXIT;
-        c.reason = "Error";
-        c.finishedAt = now;
-        c.pid = undefined;
-      } else if (c.state === "waiting") c.state = "terminated";
-    }
-    this.#fix(record, kill.status);
-    record.terminating = false;
-    record.kill = undefined;
-    await this.#persistNow(record);
-    if (stuck.length === 0) {
-      this.#logger.info(
-        { pod: record.pod.key, uid: record.pod.uid, reason: kill.status.reason },
-        "pod killed",
-      );
-      return { ok: true, stuck };
-    }
-    const inD = stuck.filter((s) => s.state === "D").map((s) => s.pid);
-    this.#logger.warn(
-      { pod: record.pod.key, stuck, uninterruptible: inD },
-      inD.length > 0
-        ? "processes survived SIGKILL in uninterruptible sleep (state D): they die once their I/O completes"
-        : "processes survived SIGKILL",
-    );
-    return { ok: false, stuck };
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Restore after a daemon restart
-
-  /** Adopts live containers and restarts dead ones of a pod that was running when the daemon stopped. */
-  async #resume(record: PodRecord): Promise<void> {
-    try {
-      await mkdir(record.paths.logsDir, { recursive: true });
-      if (this.#cgroups !== undefined) await ensurePodCgroup(this.#cgroups, record);
-      await this.#setUpVolumes(record);
-    } catch (error) {
-      this.#logger.error(
-        { pod: record.pod.key, error: String(error) },
-        "cannot restore the pod's cgroups or volumes",
-      );
-    }
-    for (const c of record.containers) {
-      if (c.state !== "running") continue;
-      const pid = c.pid;
-      const mine = pid === undefined ? [] : await this.#processes.ofContainer(record, c);
-      // The same process (pid and start time: ofContainer checks both), not a reused pid.
-      if (pid !== undefined && mine.includes(pid)) {
-        c.generation++;
-        this.#logger.info(
-          { pod: record.pod.key, container: c.spec.name, containerPid: pid },
-          "container adopted",
-        );
-        this.#supervisor.watchAdopted(record, c);
-        continue;
-      }
-      // Sweep what the dead main process left. A pid now used by another process is never touched;
-      // a dead leader's process group still holds only this container's processes (the kernel does
-      // not reuse a pid while its group exists).
-      if (pid !== undefined && (await readProcStat(pid)) !== undefined) c.pid = undefined;
-      this.#processes.signal([c], await this.#processes.ofContainer(record, c), "SIGKILL");
-      c.pid = undefined;
-      c.startTicks = undefined;
-      c.state = "terminated";
-      c.exitCode = UNKNOWN_EXIT;
-      c.reason = "ContainerStatusUnknown";
-      c.finishedAt = this.#clock.now();
-      this.#logger.info(
-        { pod: record.pod.key, container: c.spec.name },
-        "container gone after the daemon restart",
-      );
-    }
-    this.#reconcile(record);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Volumes, status
-
-  async #setUpVolumes(record: PodRecord): Promise<void> {
-    const { volumes, skipped, warnings } = await setUpVolumes(
-      record.pod,
-      record.paths,
-      podMemoryLimitBytes(record.pod),
-      this.#mounter,
-      this.#canMount,
-    );
-    record.volumes = volumes;
-    if (skipped.length > 0)
-      this.#logger.warn(
-        { pod: record.pod.key, volumes: skipped },
-        "volumes other than emptyDir have no source here",
-      );
-    for (const w of warnings) this.#logger.warn({ pod: record.pod.key }, w);
-  }
-
-  /** Sets a caller-given final status (eviction, rejection). */
-  #fix(record: PodRecord, status: GivenPodStatus): void {
-    const wasFinal = record.final && record.statusFixed;
-    record.final = true;
-    record.statusFixed = true;
-    record.phase = status.phase;
-    record.reason = status.reason;
-    record.message = status.message;
-    record.conditions = upsertConditions(record.conditions, status.conditions ?? []);
-    if (!wasFinal) this.#journalEnd(record, this.#finalStatus(record));
-  }
-
-  #finalStatus(record: PodRecord): FinalStatus {
-    return {
-      phase: record.phase,
-      ...(record.reason !== undefined ? { reason: record.reason } : {}),
-      ...(record.message !== undefined ? { message: record.message } : {}),
-      conditions: record.conditions,
-      statusFixed: record.statusFixed,
-    };
-  }
-
-  /** Records in the journal that the pod ended; a failed write is logged, never in the way. */
-  #journalEnd(record: PodRecord, status: FinalStatus): void {
-    if (this.#journal === undefined || this.#journalled.has(record.pod.uid)) return;
-    this.#journalled.add(record.pod.uid);
-    const failed = this.#journal?.recordFinal(record.pod.uid, record.pod.key, status, this.#clock.now());
-    if (failed !== undefined)
-      this.#logger.error(
-        { pod: record.pod.key, err: String(failed) },
-        "cannot record the pod's end in the final-status journal",
-      );
-  }
-
-  /** A restored record the journal says ended: final with the journal's status, its containers done. */
-  #endAsJournalled(record: PodRecord, status: FinalStatus): void {
-    record.final = true;
-    record.statusFixed = status.statusFixed;
-    record.phase = status.phase;
-    record.reason = status.reason;
-    record.message = status.message;
-    record.conditions = [...status.conditions];
-    const now = this.#clock.now();
-    for (const c of record.containers) {
-      if (c.state === "terminated") continue;
-      if (c.state === "running" || c.state === "waiting") {
-        c.exitCode ??= UNKNOWN_EXIT;
-        c.reason ??= "ContainerStatusUnknown";
-        c.finishedAt ??= now;
-      }
-      c.state = "terminated";
-      c.pid = undefined;
-      c.startTicks = undefined;
-    }
-  }
-
-  /**
-   * A pod whose end the journal holds but whose status file never got written (its first write hit
-   * a full filesystem): known again as it ended, and never started.
-   */
-  async #restoreEnded(pod: RunnablePod, status: FinalStatus): Promise<void> {
-    const record = newPodRecord(pod, this.#stateDir, podQos(pod));
-    this.#endAsJournalled(record, status);
-    this.#pods.set(pod.uid, record);
-    this.#logger.warn(
-      { pod: pod.key, uid: pod.uid, phase: record.phase, reason: record.reason },
-      "the pod ended in an earlier run, before its status file could be written: restored from the final-status journal, not started",
-    );
-    await this.#persistNow(record);
-  }
-
-  /**
-   * Queues a status write (coalesced: one pending write carries the latest state). A write that
-   * fails (the state filesystem full) is tried again every {@link STATUS_RETRY_MS} until it succeeds:
-   * the file must come to say what happened (an evicted pod's says Failed), or a restart would
-   * bring back a pod the daemon already stopped.
-   */
-  #persist(record: PodRecord): void {
-    // Every change worth a status write may change what the stats collector or the loop is told.
-    this.#onPodsChanged();
-    if (record.writeQueued) return;
-    record.writeQueued = true;
-    record.writes = record.writes.then(async () => {
-      record.writeQueued = false;
-      try {
-        await writeFileAtomic(record.paths.statusFile, encodeStatus(toPersisted(record)));
-        if (record.writeFailing) {
-          record.writeFailing = false;
-          this.#logger.info(
-            { pod: record.pod.key, file: record.paths.statusFile },
-            "pod status written again",
-          );
-        }
-      } catch (error) {
-        if (!record.writeFailing) {
-          const fields = { pod: record.pod.key, file: record.paths.statusFile, error: String(error) };
-          this.#logger.error(fields, `cannot write the pod status: trying again every ${STATUS_RETRY_MS} ms`);
-        }
-        record.writeFailing = true;
-        const retry = setTimeout(() => {
-          if (!this.#closed && this.#pods.get(record.pod.uid) === record) this.#persist(record);
-        }, STATUS_RETRY_MS);
-        retry.unref();
-      }
-    });
-  }
-
-  /** Writes the status and waits for it. */
-  async #persistNow(record: PodRecord): Promise<void> {
-    this.#persist(record);
-    await record.writes;
+    await this.#status.flush(this.#pods.values());
   }
 }
