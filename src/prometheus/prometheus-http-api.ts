@@ -12,17 +12,24 @@
  * Every request has its own timeout and is retried on what a restarting or overloaded Prometheus,
  * or a proxy in front of it, answers (refused or reset connections, 429, 502–504). Credentials
  * written in the URL are sent as basic auth and never shown: every message names the URL without
- * them.
+ * them (prometheus-url.ts). The files the options name are read by prometheus-option-files.ts, and
+ * the data of an answer by prometheus-results.ts; the requests, their retries and what a failed
+ * answer means stay here.
  */
-import { readFileSync, statSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import type { PrometheusPort, PrometheusSeries } from "../app/import/prometheus-port.js";
+import { isRawObject } from "../core/raw/raw-object.js";
 import { formatDurationMs } from "../core/time/duration.js";
 import { AdapterError, errnoCode } from "../errors.js";
+import { readCaFile, readToken } from "./prometheus-option-files.js";
+import { labelSets, matrixSeries } from "./prometheus-results.js";
+import { parseBaseUrl, shownUrl } from "./prometheus-url.js";
+
+// The CLI names the URL as this client shows it.
+export { redactedUrl } from "./prometheus-url.js";
 
 /** A retry about to be made, for the log. */
 export interface PrometheusRetryNotice {
@@ -88,7 +95,7 @@ export class PrometheusHttpApi implements PrometheusPort {
     if (basicAuth !== undefined && options.bearerTokenFile !== undefined) {
       throw new AdapterError(
         "prometheus-auth",
-        `give either credentials in --url (${shown(base)}) or --bearer-token-file, not both`,
+        `give either credentials in --url (${shownUrl(base)}) or --bearer-token-file, not both`,
         { hint: "Prometheus takes one Authorization header" },
       );
     }
@@ -100,7 +107,7 @@ export class PrometheusHttpApi implements PrometheusPort {
     if (options.caFile !== undefined && base.protocol !== "https:") {
       throw new AdapterError(
         "prometheus-ca-file",
-        `--ca-file ${options.caFile} is given but --url ${shown(base)} is plain http`,
+        `--ca-file ${options.caFile} is given but --url ${shownUrl(base)} is plain http`,
         { hint: "use an https:// URL, or leave --ca-file out" },
       );
     }
@@ -132,7 +139,7 @@ export class PrometheusHttpApi implements PrometheusPort {
     const query = `${selector}[${windowMs}ms]`;
     const what = `query ${query}`;
     const data = await this.#call("query", what, { query, time: epochSeconds(endMs) }, signal);
-    return parseMatrix(data, what, endMs - windowMs, endMs);
+    return matrixSeries(data, what, endMs - windowMs, endMs);
   }
 
   async series(
@@ -144,8 +151,7 @@ export class PrometheusHttpApi implements PrometheusPort {
     const what = `series ${match}`;
     const form = { "match[]": match, start: epochSeconds(startMs), end: epochSeconds(endMs) };
     const data = await this.#call("series", what, form, signal);
-    if (!Array.isArray(data)) throw badResponse(what, "`data` is not a list of label sets");
-    return data.map((labels, i) => labelSet(labels, what, `data[${i}]`));
+    return labelSets(data, what);
   }
 
   /** Closes the kept connections (the command is ending); later requests open new ones. */
@@ -202,7 +208,7 @@ export class PrometheusHttpApi implements PrometheusPort {
     if (this.#basicAuth !== undefined) headers.Authorization = this.#basicAuth;
     // Read for every request: mounted tokens rotate, and Prometheus' own clients re-read them too.
     if (this.#tokenFile !== undefined) headers.Authorization = `Bearer ${await readToken(this.#tokenFile)}`;
-    const where = shown(url);
+    const where = shownUrl(url);
     const result = await exchange(url, headers, body, this.#agent, this.#timeoutMs, signal);
     switch (result.kind) {
       case "timeout":
@@ -276,7 +282,7 @@ function interpret(
       });
     }
   }
-  const envelope = parsed && isRecord(json) ? json : undefined;
+  const envelope = parsed && isRawObject(json) ? json : undefined;
   if (status >= 200 && status < 300 && envelope?.status === "success") {
     return { ok: true, data: envelope.data };
   }
@@ -315,178 +321,6 @@ function interpret(
   });
 }
 
-/** The series of a matrix, their samples restricted to (fromMs, toMs]. */
-function parseMatrix(data: unknown, what: string, fromMs: number, toMs: number): PrometheusSeries[] {
-  if (!isRecord(data)) throw badResponse(what, "`data` is not an object");
-  if (data.resultType !== "matrix")
-    throw badResponse(what, `the result is a ${JSON.stringify(data.resultType)}, not a matrix`);
-  if (!Array.isArray(data.result)) throw badResponse(what, "`data.result` is not a list");
-  return data.result.map((entry: unknown, i): PrometheusSeries => {
-    const path = `data.result[${i}]`;
-    if (!isRecord(entry)) throw badResponse(what, `${path} is not an object`);
-    const labels = labelSet(entry.metric, what, `${path}.metric`);
-    // A series of native histograms has `histograms` instead: no float samples for the import.
-    const values = entry.values ?? [];
-    if (!Array.isArray(values)) throw badResponse(what, `${path}.values is not a list`);
-    const samples: (readonly [number, number])[] = [];
-    values.forEach((pair: unknown, j) => {
-      const at = `${path}.values[${j}]`;
-      if (!Array.isArray(pair) || pair.length !== 2)
-        throw badResponse(what, `${at} is not a [time, value] pair`);
-      const [seconds, text] = pair as [unknown, unknown];
-      if (typeof seconds !== "number" || !Number.isFinite(seconds))
-        throw badResponse(what, `${at} has no numeric time`);
-      const value = typeof text === "string" ? sampleValue(text) : undefined;
-      if (value === undefined) throw badResponse(what, `${at} has no numeric value`);
-      const ms = Math.round(seconds * 1000);
-      // Prometheus before 3.0 also returns a sample exactly at the window's start: the port's
-      // window is open there, as it is from 3.0 on, so consecutive windows never share a sample.
-      if (ms > fromMs && ms <= toMs) samples.push([ms, value]);
-    });
-    return { labels, samples };
-  });
-}
-
-/**
- * A sample value as Prometheus writes it (Go's strconv.FormatFloat): Number() reads everything but
- * the infinities, which Go spells `+Inf` and `-Inf`.
- */
-function sampleValue(text: string): number | undefined {
-  if (text === "+Inf" || text === "Inf") return Infinity;
-  if (text === "-Inf") return -Infinity;
-  if (text === "NaN") return NaN;
-  const value = Number(text);
-  return text.trim() === "" || Number.isNaN(value) ? undefined : value;
-}
-
-function labelSet(value: unknown, what: string, path: string): Record<string, string> {
-  if (!isRecord(value)) throw badResponse(what, `${path} is not a label set`);
-  const labels: Record<string, string> = {};
-  for (const [name, label] of Object.entries(value)) {
-    if (typeof label !== "string") throw badResponse(what, `${path}.${name} is not a string`);
-    labels[name] = label;
-  }
-  return labels;
-}
-
-function badResponse(what: string, why: string): AdapterError {
-  return new AdapterError("prometheus-response", `${what}: unexpected answer from Prometheus: ${why}`, {
-    hint: "check that --url points at Prometheus' API",
-  });
-}
-
-/** The base URL without credentials and the basic auth header they make; AdapterError if unusable. */
-function parseBaseUrl(value: string): { base: URL; basicAuth: string | undefined } {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch (error) {
-    throw new AdapterError("prometheus-url", `--url ${redact(value)} is not a URL`, {
-      hint: "give Prometheus' base URL, e.g. http://prometheus:9090",
-      cause: error,
-    });
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new AdapterError("prometheus-url", `--url ${redact(value)} is not an http or https URL`, {
-      hint: "give Prometheus' base URL, e.g. http://prometheus:9090",
-    });
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new AdapterError("prometheus-url", `--url ${shown(url)} has a query or a fragment`, {
-      hint: "give the base URL only; the API paths are added to it",
-    });
-  }
-  let basicAuth: string | undefined;
-  if (url.username !== "" || url.password !== "") {
-    let credentials: string;
-    try {
-      credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    } catch {
-      throw new AdapterError("prometheus-url", `--url ${shown(url)} has badly %-encoded credentials`, {
-        hint: "write each % in the user name or password as %25",
-      });
-    }
-    basicAuth = `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`;
-  }
-  const base = new URL(`${url.origin}${url.pathname}`);
-  return { base, basicAuth };
-}
-
-/** `--url` as a trace header or a log line may carry it: never its user name or password. */
-export function redactedUrl(value: string): string {
-  try {
-    return shown(new URL(value));
-  } catch {
-    return redact(value);
-  }
-}
-
-/** A URL as shown in messages: never its user name or password. */
-function shown(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname === "/" ? "" : url.pathname}`;
-}
-
-/** A string that did not parse as an http(s) URL, with anything that may be credentials masked. */
-function redact(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, "$1<credentials>@");
-}
-
-function readCaFile(file: string): Buffer {
-  const refuse = (why: string, cause?: unknown): AdapterError =>
-    new AdapterError("prometheus-ca-file", `cannot use --ca-file ${file}: ${why}`, {
-      hint: "give the PEM file of the CA that signed Prometheus' certificate",
-      ...(cause === undefined ? {} : { cause }),
-    });
-  let pem: Buffer;
-  try {
-    if (!statSync(file).isFile()) throw refuse("not a regular file");
-    pem = readFileSync(file);
-  } catch (error) {
-    if (error instanceof AdapterError) throw error;
-    throw refuse(describeFsError(error), error);
-  }
-  if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw refuse("it holds no PEM certificate");
-  return pem;
-}
-
-/** The token in `file`; AdapterError naming the file and why, never what it holds. */
-async function readToken(file: string): Promise<string> {
-  const refuse = (why: string, cause?: unknown): AdapterError =>
-    new AdapterError("prometheus-token-file", `cannot use --bearer-token-file ${file}: ${why}`, {
-      hint: "fix the path or the file's permissions",
-      ...(cause === undefined ? {} : { cause }),
-    });
-  let text: string;
-  try {
-    // Reading a FIFO would wait for a writer; a token is a regular file (or a link to one).
-    if (!(await stat(file)).isFile()) throw refuse("not a regular file");
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if (error instanceof AdapterError) throw error;
-    throw refuse(describeFsError(error), error);
-  }
-  const token = text.trim();
-  if (token === "") throw refuse("the file is empty");
-  // A header cannot hold these: the request would fail on the header, not on the token.
-  if (/[\s\p{Cc}]/u.test(token)) throw refuse("the token holds spaces or control characters");
-  return token;
-}
-
-function describeFsError(error: unknown): string {
-  const code = errnoCode(error);
-  switch (code) {
-    case "ENOENT":
-      return "ENOENT (no such file)";
-    case "EACCES":
-    case "EPERM":
-      return `${code} (permission denied)`;
-    case "EISDIR":
-      return "EISDIR (a directory, not a file)";
-    default:
-      return `${code ?? "error"} (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
 /** An epoch time in ms as the decimal seconds Prometheus reads (no exponent, ms kept exactly). */
 function epochSeconds(ms: number): string {
   if (!Number.isFinite(ms)) throw new RangeError(`not a time in ms: ${ms}`);
@@ -503,10 +337,6 @@ function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat === "") return "(empty body)";
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** OpenSSL verification codes and Node's TLS codes: a certificate problem, not a network hiccup. */

@@ -257,8 +257,7 @@ export class RealPodsNode {
       }
       await this.runtime.close();
     } finally {
-      if (this.#driver !== undefined)
-        await this.#driver.destroyNode({ name: this.#nodeName });
+      if (this.#driver !== undefined) await this.#driver.destroyNode({ name: this.#nodeName });
       await rm(this.#stateDir, { recursive: true, force: true });
     }
   }

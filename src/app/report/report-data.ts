@@ -6,6 +6,10 @@
  * memory signals, the memory pressure (PSI) the Summaries report and the node's memory three ways a
  * recorder read (a step's `nodeMemoryViews`), which no decision reads. Nothing
  * of a step is kept but numbers, so a day-long trace of a 110-pod node fits in a few MB.
+ *
+ * One file because every series the collector keeps is indexed by step: one `step` call extends
+ * them all (NaN where a step has no value) and `dropBefore` trims them all at once (the live page's
+ * window), so the series and the shape they end up in change together.
  */
 import type { SyncReport } from "../../core/engine/types.js";
 import type { NodeCondition, NodeSummary, Pod, PsiStats, Signal, Threshold } from "../../core/model.js";

@@ -5,6 +5,10 @@
  *
  * Long traces are thinned for drawing: past {@link MAX_POINTS} steps each bucket of steps keeps its
  * lowest and highest value (a dip to the threshold stays visible), so a day of a node stays a few MB.
+ *
+ * One file because the page is one drawing: every chart stands on the same time scale, tick rules,
+ * thinning and stylesheet, and the sections follow the page from top to bottom; the live page and
+ * the comparison page take their formatters and CSS from here rather than keep copies.
  */
 import { scaleLinear, scaleUtc, type ScaleLinear, type ScaleTime } from "d3-scale";
 import { area, curveStepAfter, line, stack, stackOrderNone, stackOffsetNone } from "d3-shape";

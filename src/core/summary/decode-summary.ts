@@ -4,6 +4,10 @@
  * under pressure) and a node carries up to 110 pods. Beside what eviction reads, the pressure (`psi`
  * of cpu, memory and io) and swap blocks are decoded wherever they are, for reports: no decision
  * reads them.
+ *
+ * One file because the lazy summary, its lazy pods and the block builders share one summary's
+ * ValueReader (its memoised times and counters), and one builder per block serves the node, its
+ * system containers, the pods and their containers alike.
  */
 import type { IssueList } from "../issues.js";
 import type {
