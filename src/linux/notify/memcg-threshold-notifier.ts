@@ -25,6 +25,8 @@ export interface MemcgThresholdNotifierOptions {
   readonly description?: string;
   /** Poll thread to use; defaults to the process-wide one. */
   readonly poller?: FdPoller;
+  /** What the name calls it (default `memcg-threshold`): `<kind>:<cgroupDir>`. */
+  readonly kind?: string;
 }
 
 interface Registration {
@@ -57,7 +59,7 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
     this.#initial = options.thresholdBytes;
     this.#reason = `${options.description ?? "memcg threshold"} crossed`;
     this.#poller = options.poller ?? sharedFdPoller();
-    this.name = `memcg-threshold:${options.cgroupDir}`;
+    this.name = `${options.kind ?? "memcg-threshold"}:${options.cgroupDir}`;
   }
 
   /** The threshold armed, or being armed. */

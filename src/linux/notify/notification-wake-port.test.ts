@@ -48,9 +48,10 @@ describe("NotificationWakePort", () => {
     assert.equal(allocatable?.signal, "allocatableMemory.available");
     const node = new FakeSource();
     const pods = new FakeSource();
+    const nodeAtLimit = new FakeSource();
     const port = new NotificationWakePort({
       sources: [
-        { threshold: memory, notifier: node },
+        { threshold: memory, notifier: node, usageAtLimit: nodeAtLimit },
         { threshold: allocatable, notifier: pods },
       ],
       now: () => 0,
@@ -73,6 +74,7 @@ describe("NotificationWakePort", () => {
     });
     assert.equal(node.thresholdBytes, (1024n - 100n + 76n) * Mi);
     assert.equal(pods.thresholdBytes, (768n - 100n + 32n) * Mi);
+    assert.equal(nodeAtLimit.thresholdBytes, (1024n - 100n) * Mi, "usage at the working-set limit itself");
   });
 
   test("a notification wakes a waiting loop at once; one that arrives while busy is kept", async () => {
@@ -160,7 +162,7 @@ describe(
 );
 
 describe("NotificationWakePort: reclaim reports", () => {
-  test("a reclaim report makes the threshold's poller look, and the poller wakes the loop", async () => {
+  test("a hint (reclaim, usage at the limit) makes the threshold's poller look, and the poller wakes the loop", async () => {
     const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
     const { WorkingSetPoller } = await import("./working-set-poller.js");
@@ -177,9 +179,13 @@ describe("NotificationWakePort: reclaim reports", () => {
       slowMs: 60_000,
     });
     const reclaim = new FakeSource();
+    const usageAtLimit = new FakeSource();
     const [threshold] = thresholds();
     assert.ok(threshold !== undefined);
-    const port = new NotificationWakePort({ sources: [{ threshold, poller, reclaim }], now: () => 7 });
+    const port = new NotificationWakePort({
+      sources: [{ threshold, poller, reclaim, usageAtLimit }],
+      now: () => 7,
+    });
     try {
       poller.setLimit(1000n);
       await files(1200, 100); // 1100: above, with usage standing still
@@ -193,6 +199,14 @@ describe("NotificationWakePort: reclaim reports", () => {
       const wake = await port.next(60_000);
       assert.equal(wake.notification, true);
       assert.match(wake.reason, /working set 1100 > 1000; looked when the kernel reported reclaim/);
+      // Below again, then usage crosses the limit: that hint too makes the poller look.
+      await files(900, 100);
+      usageAtLimit.listener?.("usage crossed");
+      await new Promise((r) => setTimeout(r, 100));
+      await files(1200, 100);
+      usageAtLimit.listener?.("usage crossed");
+      const again = await port.next(60_000);
+      assert.match(again.reason, /working set 1100 > 1000; looked when usage crossed the working-set limit/);
     } finally {
       await port.stop();
       await rm(dir, { recursive: true, force: true });

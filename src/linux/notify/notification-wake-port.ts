@@ -14,14 +14,20 @@ import type { WorkingSetPoller } from "./working-set-poller.js";
 /**
  * One armed memory threshold: which engine threshold, the kernel notifier on the matching cgroup
  * (cgroup v1), the working-set poller that catches what the notifier's stale inactive_file
- * makes it late for (both, either, or on v2 only the poller), and the kernel's reclaim reports
- * that make the poller look at once (cgroup v1, with a poller: memory-reclaim-watch.ts). A reclaim
- * report never wakes the loop itself; the poller does, if the working set it then reads is above.
+ * makes it late for (both, either, or on v2 only the poller), and two kernel hints that make the
+ * poller look at once (cgroup v1, with a poller):
+ * - `usageAtLimit`: a second memcg threshold, on usage at the working-set limit itself (what the
+ *   kubelet's would be with no inactive_file). Usage crossing it is the earliest the working set
+ *   can cross, however stale the kubelet's threshold is and however fast memory is taken;
+ * - `reclaim`: the kernel reclaimed for the cgroup (memory-reclaim-watch.ts), so the working set
+ *   may be rising while usage stands still at the cgroup's limit.
+ * A hint never wakes the loop itself; the poller does, if the working set it then reads is above.
  */
 export interface MemoryThresholdSource {
   readonly threshold: Threshold;
   readonly notifier?: ThresholdWakeSource;
   readonly poller?: WorkingSetPoller;
+  readonly usageAtLimit?: ThresholdWakeSource;
   readonly reclaim?: WakeSource;
 }
 
@@ -46,13 +52,16 @@ export class NotificationWakePort implements WakePort {
     for (const source of this.all()) {
       // The poller of the same threshold knows when its figure was last seen below it.
       const owner = this.o.sources.find(
-        (s) => s.notifier === source || s.poller === source || s.reclaim === source,
+        (s) =>
+          s.notifier === source || s.poller === source || s.reclaim === source || s.usageAtLimit === source,
       );
       const poller = owner?.poller;
       try {
-        if (owner?.reclaim === source) {
+        if (owner !== undefined && (owner.reclaim === source || owner.usageAtLimit === source)) {
+          const hint =
+            owner.reclaim === source ? "the kernel reported reclaim" : "usage crossed the working-set limit";
           source.start(
-            () => poller?.poke(),
+            () => poller?.poke(hint),
             (error) => this.o.onError?.(source.name, error),
           );
           continue;
@@ -83,6 +92,7 @@ export class NotificationWakePort implements WakePort {
     for (const s of this.o.sources) {
       if (s.notifier !== undefined) out.push(s.notifier);
       if (s.poller !== undefined) out.push(s.poller);
+      if (s.usageAtLimit !== undefined) out.push(s.usageAtLimit);
       if (s.reclaim !== undefined) out.push(s.reclaim);
     }
     return [...out, ...(this.o.others ?? [])];
@@ -127,6 +137,13 @@ export class NotificationWakePort implements WakePort {
       const arming = memoryThresholdArming(s.threshold, sample.summary);
       if (arming === undefined) continue;
       s.poller?.setLimit(arming.workingSetLimit);
+      const atLimit = s.usageAtLimit;
+      if (
+        atLimit !== undefined &&
+        arming.workingSetLimit > 0n &&
+        arming.workingSetLimit !== atLimit.thresholdBytes
+      )
+        atLimit.rearm(arming.workingSetLimit).catch((e: unknown) => this.o.onError?.(atLimit.name, e));
       const notifier = s.notifier;
       if (
         notifier === undefined ||

@@ -103,6 +103,7 @@ describe("planWakeSources", () => {
         s.threshold.gracePeriodMs === 0 ? "hard" : "soft",
         s.notifier?.name.replace(base, ""),
         s.poller?.name.replace(base, ""),
+        s.usageAtLimit?.name.replace(base, ""),
         s.reclaim?.name.replace(base, ""),
       ]),
       [
@@ -111,6 +112,7 @@ describe("planWakeSources", () => {
           "hard",
           "memcg-threshold:/memory/own/n",
           "working-set:/memory/own/n",
+          "usage-at-limit:/memory/own/n",
           "memory-reclaim:/memory/own/n",
         ],
         [
@@ -118,6 +120,7 @@ describe("planWakeSources", () => {
           "soft",
           "memcg-threshold:/memory/own/n",
           "working-set:/memory/own/n",
+          "usage-at-limit:/memory/own/n",
           "memory-reclaim:/memory/own/n",
         ],
         [
@@ -125,6 +128,7 @@ describe("planWakeSources", () => {
           "hard",
           "memcg-threshold:/memory/own/n/pods",
           "working-set:/memory/own/n/pods",
+          "usage-at-limit:/memory/own/n/pods",
           "memory-reclaim:/memory/own/n/pods",
         ],
       ],
@@ -151,7 +155,7 @@ describe("planWakeSources", () => {
     assert.deepEqual(
       plan.thresholds.map((s) => [
         s.threshold.signal,
-        s.notifier === undefined && s.reclaim === undefined,
+        s.notifier === undefined && s.reclaim === undefined && s.usageAtLimit === undefined,
         s.poller?.name.replace(own, ""),
       ]),
       [
@@ -241,18 +245,22 @@ describe("planWakeSources on a kubelet's tree", () => {
     );
   });
 
-  test("v1: memcg thresholds and reclaim watches on the root and kubepods, as the kubelet arms its thresholds", () => {
+  test("v1: memcg thresholds, usage-at-limit thresholds and reclaim watches on the root and kubepods, as the kubelet arms its thresholds", () => {
     const plan = planWakeSources({
       housekeepingIntervalMs: 10_000,
       thresholds: thresholds(),
       target: tree("v1", true),
     });
     assert.deepEqual(
-      plan.thresholds.map((s) => [s.notifier?.name, s.reclaim?.name]),
+      plan.thresholds.map((s) => [s.notifier?.name, s.usageAtLimit?.name, s.reclaim?.name]),
       [
-        ["memcg-threshold:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
-        ["memcg-threshold:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
-        ["memcg-threshold:/sys/fs/cgroup/kubepods", "memory-reclaim:/sys/fs/cgroup/kubepods"],
+        ["memcg-threshold:/sys/fs/cgroup", "usage-at-limit:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
+        ["memcg-threshold:/sys/fs/cgroup", "usage-at-limit:/sys/fs/cgroup", "memory-reclaim:/sys/fs/cgroup"],
+        [
+          "memcg-threshold:/sys/fs/cgroup/kubepods",
+          "usage-at-limit:/sys/fs/cgroup/kubepods",
+          "memory-reclaim:/sys/fs/cgroup/kubepods",
+        ],
       ],
     );
     assert.equal(plan.others.length, 0);

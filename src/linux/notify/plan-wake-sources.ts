@@ -5,8 +5,10 @@
  * gets a working-set poller on the cgroup it watches (the node's for memory.available, the pods'
  * for allocatableMemory.available), and:
  * - v1: the memcg threshold the kubelet arms (eventfd on memory.usage_in_bytes), re-armed as the
- *   kubelet re-arms it, and the kernel's reclaim reports on the same cgroup, which make the poller
- *   look at once (what a usage threshold cannot see: the working set rising at the limit);
+ *   kubelet re-arms it; and two hints on the same cgroup that make the poller look at once: usage
+ *   reaching the working-set limit itself (the earliest the working set can cross, whatever
+ *   inactive_file the kubelet's threshold was armed with), and the kernel's reclaim reports (the
+ *   working set rising while usage stands still at the cgroup's limit);
  * - v2, where upstream has nothing (no byte thresholds exist; kubernetes#106331 switched the v1
  *   notifier off there): a PSI trigger on the node's memory pressure (the node cgroup's
  *   memory.pressure, or /proc/pressure/memory for the root) and inotify on memory.events of the
@@ -131,6 +133,11 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
       ...(api === "v1"
         ? {
             notifier: new MemcgThresholdNotifier({ cgroupDir: dir, description }),
+            usageAtLimit: new MemcgThresholdNotifier({
+              cgroupDir: dir,
+              description: `usage at the ${description}'s working-set limit`,
+              kind: "usage-at-limit",
+            }),
             reclaim: new MemoryReclaimWatch({ cgroupDir: dir }),
           }
         : {}),
@@ -150,7 +157,7 @@ export function planWakeSources(o: PlanOptions): WakeSourcePlan {
       others: [],
       capabilities: [
         thresholds.length > 0
-          ? `kernel notifications${where}: ${thresholds.length} memcg threshold(s) wake the loop at once, and ${polled}, at once when the kernel reports reclaim there, for what they miss; ${looking}`
+          ? `kernel notifications${where}: ${thresholds.length} memcg threshold(s) wake the loop at once, and ${polled}, at once when usage reaches a threshold's working-set limit or the kernel reports reclaim there, for what they miss; ${looking}`
           : `no memory eviction threshold to arm a memcg notification for: ${polling}`,
       ],
     };

@@ -21,11 +21,13 @@
  * error, for two small reads. On cgroup v2, which has no byte threshold, this poller is the
  * working-set threshold's only watcher.
  *
- * {@link WorkingSetPoller.poke} is the kernel's hint that the working set may be moving without
- * usage (memory-reclaim-watch.ts: it reclaimed for this cgroup): the next look comes within 5 ms
- * instead of when the distance says, a burst faster than the ramp the period plans for included.
- * A node that reclaims all the time with its working set holding still is then looked at every
- * 25 ms, the period near the limit, not every 5 ms.
+ * {@link WorkingSetPoller.poke} is the kernel's hint that the working set may be crossing: usage
+ * crossed the limit itself (a second memcg threshold, armed with no inactive_file: the earliest the
+ * working set can cross), or the kernel reclaimed for this cgroup (memory-reclaim-watch.ts: the
+ * working set rising while usage stands still at the cgroup's limit). The next look then comes
+ * within 5 ms instead of when the distance says, so a burst faster than the ramp the period plans
+ * for is caught too. A node that reclaims all the time with its working set holding still is looked
+ * at every 25 ms, the period near the limit, not every 5 ms.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -138,7 +140,7 @@ export class WorkingSetPoller implements WakeSource {
   #dueAtMs: number | undefined;
   /** Set when the last look was a poke's and saw the working set neither rising nor above the limit. */
   #pokedFlat = false;
-  #tick: ((poked: boolean) => void) | undefined;
+  #tick: ((hint: string | undefined) => void) | undefined;
   #running = false;
   /** Two descriptors kept open: one pread each per tick instead of open, fstat, read and close. */
   readonly #files = new KernelFileReader();
@@ -207,7 +209,7 @@ export class WorkingSetPoller implements WakeSource {
     }
     this.#running = true;
     let failures = 0;
-    const tick = (poked: boolean): void => {
+    const tick = (hint: string | undefined): void => {
       if (!this.#running) return;
       const slowMs = this.#o.slowMs ?? SLOW_MS;
       let next = slowMs;
@@ -230,7 +232,7 @@ export class WorkingSetPoller implements WakeSource {
           if (!above) this.#lastBelowAt = (this.#o.now ?? Date.now)();
           if (above && !this.#above)
             onWake(
-              `${this.#o.description} crossed (working set ${ws} > ${limit}${poked ? "; looked when the kernel reported reclaim" : ""}${lookTiming(lookAtMs, previousLookAtMs, dueAtMs)})`,
+              `${this.#o.description} crossed (working set ${ws} > ${limit}${hint !== undefined ? `; looked when ${hint}` : ""}${lookTiming(lookAtMs, previousLookAtMs, dueAtMs)})`,
             );
           this.#above = above;
           const steadyMs = this.#o.steadyMs ?? 25;
@@ -241,26 +243,27 @@ export class WorkingSetPoller implements WakeSource {
             this.#sinceBytes = ws;
             this.#sinceAtMs = atMs;
           }
-          this.#pokedFlat = poked && !this.#rising && !above;
+          this.#pokedFlat = hint !== undefined && !this.#rising && !above;
           const floorMs = this.#rising ? (this.#o.edgeMs ?? 5) : steadyMs;
           next = above ? (this.#o.aboveMs ?? 25) : pollPeriodMs(limit - ws, floorMs, slowMs);
         }
       }
       this.#dueAtMs = performance.now() + next;
-      this.#timer = setTimeout(tick, next, false);
+      this.#timer = setTimeout(tick, next, undefined);
     };
     this.#tick = tick;
-    tick(false);
+    tick(undefined);
   }
 
   /**
-   * Looks soon, not when the distance says: the kernel reports reclaim for this cgroup, so the
-   * working set may be rising while usage stands still at the limit. The look comes 5 ms after the
+   * Looks soon, not when the distance says: the kernel hints that the working set may be crossing
+   * (`hint`, for the wake's reason: it reclaimed for this cgroup, so the working set may be rising
+   * while usage stands still at the limit; usage reached the limit). The look comes 5 ms after the
    * last one at the earliest, or 25 ms after it when the last look was a poke's that found the
    * working set holding still below the limit (a node that reclaims all the time); never later than
    * the look already due.
    */
-  poke(): void {
+  poke(hint = "the kernel reported reclaim"): void {
     const tick = this.#tick;
     const lookAtMs = this.#lookAtMs;
     if (!this.#running || tick === undefined || lookAtMs === undefined || this.#limit === undefined) return;
@@ -270,7 +273,7 @@ export class WorkingSetPoller implements WakeSource {
     if (this.#dueAtMs !== undefined && this.#dueAtMs <= atMs) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#dueAtMs = atMs;
-    this.#timer = setTimeout(tick, atMs - nowMs, true);
+    this.#timer = setTimeout(tick, atMs - nowMs, hint);
   }
 
   stop(): Promise<void> {
