@@ -1,4 +1,9 @@
-/** What the v1 and v2 drivers share: the node's lifecycle, tree walks, removal and teardown over cgroupfs directories. */
+/**
+ * What the v1 and v2 drivers share: the node's lifecycle, tree walks, removal and teardown over
+ * cgroupfs directories. One file because each of these is a template the two drivers fill in
+ * (their abstract hooks) around the same node state and lock; what stands alone is in files of its
+ * own (cgroup-layout, cgroup-files, dying-processes, wait-while-populated).
+ */
 import { join } from "node:path";
 import type { QosClass } from "../../core/model.js";
 import { AdapterError, errnoCode } from "../../errors.js";

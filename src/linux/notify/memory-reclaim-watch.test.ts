@@ -1,8 +1,8 @@
 // The kernel's reclaim reports (cgroup v1 memory.pressure_level, `low,local`) on this machine's own
-// memory cgroup: a cgroup filled with page cache past its limit is reported; its parent, which is
+// memory cgroup: a cgroup reading page cache past its limit is reported; its parent, which is
 // not at a limit of its own, is not; a look-alike directory is refused, leaking nothing.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -54,7 +54,7 @@ describe(
   "MemoryReclaimWatch on a live memory cgroup",
   { skip: "skip" in parent ? parent.skip : false },
   () => {
-    test("page cache written past a cgroup's limit is reported there, not on its parent", async () => {
+    test("page cache read past a cgroup's limit is reported there, not on its parent", async () => {
       assert.ok(!("skip" in parent));
       const child = path.join(parent.dir, "limited");
       fs.mkdirSync(child);
@@ -69,16 +69,28 @@ describe(
       childWatch.start((r) => onChild.push(r));
       parentWatch.start((r) => onParent.push(r));
       try {
-        // 96 MiB of file pages in a 32 MiB cgroup: the kernel reclaims the oldest as it writes.
+        // 96 MiB of file pages read in a 32 MiB cgroup: the kernel reclaims the oldest as it reads.
+        // The file is written around the page cache (O_DIRECT) so that none of it is cached before,
+        // and read, not written, in the cgroup: clean pages, reclaimable at once (dirty ones a
+        // cgroup v1 limit cannot write back fast enough get the writer OOM-killed).
+        const written = spawnSync("dd", [
+          "if=/dev/zero",
+          `of=${file}`,
+          "bs=1M",
+          "count=96",
+          "oflag=direct",
+          "status=none",
+        ]);
+        assert.equal(written.status, 0, `dd wrote ${file}: ${String(written.stderr)}`);
         const dd = spawn("sh", [
           "-c",
-          'echo $$ > "$1/cgroup.procs" && exec dd if=/dev/zero of="$2" bs=1M count=96 status=none',
+          'echo $$ > "$1/cgroup.procs" && exec dd if="$2" of=/dev/null bs=1M status=none',
           "sh",
           child,
           file,
         ]);
         const code = await new Promise<number | null>((resolve) => dd.once("exit", resolve));
-        assert.equal(code, 0, "dd wrote its file");
+        assert.equal(code, 0, `dd read the file (exit ${code}, signal ${dd.signalCode})`);
         await waitFor(() => onChild.length > 0, 5000, "a reclaim report on the limited cgroup");
         assert.match(onChild[0] ?? "", /the kernel reclaimed memory for .*limited/);
         await sleep(100);

@@ -161,12 +161,19 @@ describe(
   },
 );
 
-describe("NotificationWakePort: reclaim reports", () => {
-  test("a hint (reclaim, usage at the limit) makes the threshold's poller look, and the poller wakes the loop", async () => {
+describe("NotificationWakePort: the kernel's hints", () => {
+  /** A poller over fake files whose next look, hints aside, is a minute away; the port around it. */
+  async function hinted(): Promise<{
+    port: NotificationWakePort;
+    reclaim: FakeSource;
+    usageAtLimit: FakeSource;
+    files: (usage: number, inactive: number) => Promise<void>;
+    close: () => Promise<void>;
+  }> {
     const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
     const { WorkingSetPoller } = await import("./working-set-poller.js");
-    const dir = await mkdtemp(join(tmpdir(), "evictd-reclaim-port-"));
+    const dir = await mkdtemp(join(tmpdir(), "evictd-hint-port-"));
     const files = async (usage: number, inactive: number): Promise<void> => {
       await writeFile(join(dir, "memory.usage_in_bytes"), `${usage}\n`);
       await writeFile(join(dir, "memory.stat"), `total_inactive_file ${inactive}\n`);
@@ -176,7 +183,9 @@ describe("NotificationWakePort: reclaim reports", () => {
       cgroupDir: dir,
       api: "v1",
       description: "hard memory eviction threshold",
+      steadyMs: 60_000,
       slowMs: 60_000,
+      aboveMs: 60_000,
     });
     const reclaim = new FakeSource();
     const usageAtLimit = new FakeSource();
@@ -186,30 +195,48 @@ describe("NotificationWakePort: reclaim reports", () => {
       sources: [{ threshold, poller, reclaim, usageAtLimit }],
       now: () => 7,
     });
+    // Set after the first look, which found no limit: the next look is a minute away.
+    poller.setLimit(1000n);
+    return {
+      port,
+      reclaim,
+      usageAtLimit,
+      files,
+      close: async () => {
+        await port.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  test("the kernel's reclaim report makes the threshold's poller look, and the poller wakes the loop", async () => {
+    const h = await hinted();
     try {
-      poller.setLimit(1000n);
-      await files(1200, 100); // 1100: above, with usage standing still
+      await h.files(1200, 100); // 1100: above, with usage standing still
       const waiting = new AbortController();
-      const first = port.next(60_000, waiting.signal);
+      const first = h.port.next(60_000, waiting.signal);
       const quiet = await Promise.race([first, new Promise((r) => setTimeout(() => r("quiet"), 100))]);
       assert.equal(quiet, "quiet", "no look was due for a minute");
       waiting.abort();
       assert.equal((await first).reason, "shutdown");
-      reclaim.listener?.("the kernel reclaimed memory for the node");
-      const wake = await port.next(60_000);
+      h.reclaim.listener?.("the kernel reclaimed memory for the node");
+      const wake = await h.port.next(60_000);
       assert.equal(wake.notification, true);
       assert.match(wake.reason, /working set 1100 > 1000; looked when the kernel reported reclaim/);
-      // Below again, then usage crosses the limit: that hint too makes the poller look.
-      await files(900, 100);
-      usageAtLimit.listener?.("usage crossed");
-      await new Promise((r) => setTimeout(r, 100));
-      await files(1200, 100);
-      usageAtLimit.listener?.("usage crossed");
-      const again = await port.next(60_000);
-      assert.match(again.reason, /working set 1100 > 1000; looked when usage crossed the working-set limit/);
     } finally {
-      await port.stop();
-      await rm(dir, { recursive: true, force: true });
+      await h.close();
+    }
+  });
+
+  test("usage crossing the working-set limit makes the threshold's poller look", async () => {
+    const h = await hinted();
+    try {
+      await h.files(1200, 100); // 1100: above
+      h.usageAtLimit.listener?.("usage at the hard memory eviction threshold's working-set limit crossed");
+      const wake = await h.port.next(60_000);
+      assert.match(wake.reason, /working set 1100 > 1000; looked when usage crossed the working-set limit/);
+    } finally {
+      await h.close();
     }
   });
 });
