@@ -473,9 +473,11 @@ for (const api of ["v1", "v2"] as const) {
         "after its processes were killed",
       );
       assert.ok(kernel.killed.includes(4242) && kernel.killed.includes(5000), "newcomers are killed too");
+      const newcomers = kernel.killed.filter((pid) => pid >= 5000);
+      assert.equal(newcomers.at(-1), next - 1, "the newcomer teardown gave up on was killed all the same");
       joining = false;
       const report = await driver.destroyNode();
-      assert.equal(report.killed.length, 1, "the last newcomer");
+      assert.ok(report.killed.length <= 1, "at most one that joined after the last look");
       assert.equal(driver.current, undefined);
     });
 

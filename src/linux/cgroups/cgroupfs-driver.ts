@@ -58,10 +58,11 @@ const POLL_MS = 5;
 const LOOK_AGAIN_MS = 100;
 const DEFAULT_TIMEOUT_MS = 5000;
 /**
- * Teardown's last resort, in `timeoutMs` units after the first SIGKILL: processes that keep moving
- * toward their end but never reach it (a kernel that keeps them running) must not hold it forever.
+ * Teardown's last resort after the first SIGKILL, however short `timeoutMs` is: processes that keep
+ * moving toward their end but never reach it (a kernel that keeps them running) must not hold it
+ * forever; a slow machine's exits, however slow, end well within it.
  */
-const DYING_AT_MOST = 12;
+const DYING_AT_MOST_MS = 120_000;
 
 /**
  * The shared half of both drivers. Subclasses say where a cgroup's directories are (one per
@@ -323,6 +324,9 @@ export abstract class CgroupfsDriver implements CgroupDriver {
       const now = Date.now();
       const newcomers = dying.look(left, now);
       if (newcomers.length > 0) {
+        // Killed as soon as seen, also when teardown then gives up on them.
+        await this.killAll(segments, newcomers);
+        for (const pid of newcomers) killed.add(pid);
         if (firstKillAt !== undefined && now - firstKillAt > patience) {
           throw new AdapterError(
             "cgroup-not-empty",
@@ -330,12 +334,10 @@ export abstract class CgroupfsDriver implements CgroupDriver {
             { hint: "something keeps starting processes in it: stop it (a restarting container) first" },
           );
         }
-        await this.killAll(segments, newcomers);
-        for (const pid of newcomers) killed.add(pid);
         firstKillAt ??= now;
       } else if (
         dying.stillFor(now) > patience ||
-        (firstKillAt !== undefined && now - firstKillAt > patience * DYING_AT_MOST)
+        (firstKillAt !== undefined && now - firstKillAt > Math.max(patience, DYING_AT_MOST_MS))
       ) {
         throw new AdapterError(
           "cgroup-not-empty",
