@@ -44,7 +44,11 @@ const UNIT = [
   "src/cli/commands/explain.test.ts",
   "src/cli/commands/watch-preflight-default.test.ts",
   "src/cli/output/terminal-text.test.ts",
+  "src/daemon/daemon-status-view.test.ts",
   "src/daemon/gc/young-generation-trim.test.ts",
+  "src/daemon/loop-thread/pods-feed.test.ts",
+  "src/daemon/start-undo.test.ts",
+  "src/daemon/until-aborted.test.ts",
   // The Linux adapters against fake cgroup trees and /proc files in temporary directories, and
   // against this process's own /proc/self, eventfds and file locks.
   "src/linux/cgroups/cgroup-drivers.test.ts",

@@ -117,24 +117,6 @@ export interface PidsReading {
   readonly limitHits: number;
 }
 
-/**
- * Files the kernel-notification adapters watch. v1: the memcg threshold mechanism upstream uses
- * (an eventfd registered through `cgroup.event_control` against `memory.usage_in_bytes`). v2 has no
- * `cgroup.event_control` (kubernetes/kubernetes#106331); `memory.pressure` accepts PSI triggers and
- * `memory.events` raises a modification event on change. PSI files are absent on kernels booted
- * with `psi=0`; notifiers must check.
- */
-export type NotifierFiles =
-  | {
-      readonly api: "v1";
-      readonly memoryUsageFile: string;
-      readonly eventControlFile: string;
-      readonly oomControlFile: string;
-      /** On a hybrid host, the node's mirror in the unified hierarchy has per-cgroup PSI; else undefined. */
-      readonly memoryPressureFile: string | undefined;
-    }
-  | { readonly api: "v2"; readonly memoryPressureFile: string; readonly memoryEventsFile: string };
-
 /** Options of {@link CgroupDriver.procs}. */
 export interface ProcsOptions {
   /** Include every descendant cgroup (default false: this cgroup's own `cgroup.procs`). */
@@ -220,9 +202,6 @@ export interface CgroupDriver {
    * cgroup, so the driver sums it over the subtree to give the same meaning.
    */
   oomKills(cgroup: CgroupRef): Promise<number>;
-
-  /** Files a notifier watches for this cgroup. */
-  notifierFiles(cgroup: CgroupRef): NotifierFiles;
 
   /**
    * Removes a cgroup and its descendants, deepest first. Refuses (`cgroup-busy`, listing the pids)

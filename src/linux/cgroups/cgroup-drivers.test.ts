@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { AdapterError } from "../../errors.js";
+import { ownNodeWakeTarget } from "../notify/plan-wake-sources.js";
 import type { CgroupDriver, NodeSpec } from "./cgroup-driver.js";
 import { CgroupV1Driver } from "./cgroup-v1-driver.js";
 import { CgroupV2Driver } from "./cgroup-v2-driver.js";
@@ -550,26 +551,15 @@ for (const api of ["v1", "v2"] as const) {
       assert.equal(driver.directories(node.node).pids, undefined);
     });
 
-    test("notifier files", async () => {
+    test("the wake planner watches the node's and the pods' memory cgroups", async () => {
       const { driver, ownMemory } = await rig(api);
       const node = await driver.createNode(NODE);
-      const dir = join(ownMemory, "node-a", "pods");
-      assert.deepEqual(
-        driver.notifierFiles(node.pods),
-        api === "v1"
-          ? {
-              api: "v1",
-              memoryUsageFile: join(dir, "memory.usage_in_bytes"),
-              eventControlFile: join(dir, "cgroup.event_control"),
-              oomControlFile: join(dir, "memory.oom_control"),
-              memoryPressureFile: undefined,
-            }
-          : {
-              api: "v2",
-              memoryPressureFile: join(dir, "memory.pressure"),
-              memoryEventsFile: join(dir, "memory.events"),
-            },
-      );
+      assert.deepEqual(ownNodeWakeTarget(driver, node), {
+        api,
+        nodeDir: join(ownMemory, "node-a"),
+        podsDir: join(ownMemory, "node-a", "pods"),
+        nodeIsRoot: false,
+      });
     });
   });
 }
@@ -748,9 +738,7 @@ describe("cgroup v1 on a hybrid host (this machine's shape)", () => {
       driver.procFiles(c),
       [memory, pids, unified].map((d) => join(d ?? "", "cgroup.procs")),
     );
-    const files = driver.notifierFiles(c);
-    assert.ok(files.api === "v1" && files.memoryPressureFile === join(unified ?? "", "memory.pressure"));
-    assert.match(await read(files.memoryPressureFile), /^some avg10=/);
+    assert.match(await read(join(unified ?? "", "memory.pressure")), /^some avg10=/);
     // Limits stay in the v1 hierarchies; the mirror enables nothing.
     assert.equal(await read(join(pids ?? "", "pids.max")), "3");
     assert.equal(await read(join(unified ?? "", "cgroup.subtree_control")), "");

@@ -6,7 +6,6 @@ import type {
   CgroupLimits,
   CgroupRef,
   MemoryReading,
-  NotifierFiles,
   PidsReading,
 } from "./cgroup-driver.js";
 import { counter } from "./cgroup-files.js";
@@ -166,16 +165,5 @@ export class CgroupV1Driver extends CgroupfsDriver {
       total += counter(await this.files.readKeyed(join(dir, "memory.oom_control")), "oom_kill");
     }
     return total;
-  }
-
-  notifierFiles(cgroup: CgroupRef): NotifierFiles {
-    const { memory: dir, unified } = this.directories(cgroup);
-    return {
-      api: "v1",
-      memoryUsageFile: join(dir, "memory.usage_in_bytes"),
-      eventControlFile: join(dir, "cgroup.event_control"),
-      oomControlFile: join(dir, "memory.oom_control"),
-      memoryPressureFile: unified === undefined ? undefined : join(unified, "memory.pressure"),
-    };
   }
 }

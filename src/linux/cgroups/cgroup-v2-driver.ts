@@ -6,7 +6,6 @@ import type {
   CgroupLimits,
   CgroupRef,
   MemoryReading,
-  NotifierFiles,
   PidsReading,
 } from "./cgroup-driver.js";
 import { counter } from "./cgroup-files.js";
@@ -205,15 +204,6 @@ export class CgroupV2Driver extends CgroupfsDriver {
       await this.files.readKeyed(join(this.directories(cgroup).memory, "memory.events")),
       "oom_kill",
     );
-  }
-
-  notifierFiles(cgroup: CgroupRef): NotifierFiles {
-    const dir = this.directories(cgroup).memory;
-    return {
-      api: "v2",
-      memoryPressureFile: join(dir, "memory.pressure"),
-      memoryEventsFile: join(dir, "memory.events"),
-    };
   }
 }
 

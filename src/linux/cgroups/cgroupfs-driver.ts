@@ -18,7 +18,6 @@ import type {
   MemoryReading,
   NodeCgroups,
   NodeSpec,
-  NotifierFiles,
   PidsReading,
   PodCgroup,
   ProcsOptions,
@@ -127,7 +126,6 @@ export abstract class CgroupfsDriver implements CgroupDriver {
   abstract memory(cgroup: CgroupRef): Promise<MemoryReading>;
   abstract pids(cgroup: CgroupRef): Promise<PidsReading>;
   abstract oomKills(cgroup: CgroupRef): Promise<number>;
-  abstract notifierFiles(cgroup: CgroupRef): NotifierFiles;
 
   async createNode(spec: NodeSpec): Promise<NodeCgroups> {
     if (this.#current !== undefined) {

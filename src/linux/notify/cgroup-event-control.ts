@@ -46,20 +46,50 @@ export interface EventControlRequest {
   readonly line: string;
 }
 
+/** The source that opens a cgroup's event files, as its errors speak of it. */
+export interface EventFileOpener {
+  /** The source's name, which starts every message. */
+  readonly name: string;
+  /** The hint for a file the cgroup does not have: which cgroups have it, in the source's terms. */
+  readonly missingHint: string;
+}
+
 /**
- * Opens `file` of the cgroup at `cgroupDir` and its cgroup.event_control through `open` (which
- * throws the caller's own error for a file it cannot open), and builds the registration line.
+ * Opens one file of a cgroup for an event registration. A file that does not exist means the
+ * directory lacks the interface (`memcg-unavailable`, with the source's hint); any other failure
+ * (`memcg-open-failed`) is in practice a permission the daemon lacks.
+ */
+export function openEventFile(file: string, flags: number, opener: EventFileOpener): number {
+  try {
+    return fs.openSync(file, flags);
+  } catch (cause) {
+    const code = errnoCode(cause);
+    throw new AdapterError(
+      code === "ENOENT" ? "memcg-unavailable" : "memcg-open-failed",
+      `${opener.name}: cannot open ${file} (${code ?? "error"})`,
+      { cause, hint: code === "ENOENT" ? opener.missingHint : "run the daemon as root" },
+    );
+  }
+}
+
+/**
+ * Opens `file` of the cgroup at `cgroupDir` and its cgroup.event_control (see
+ * {@link openEventFile} for the errors), and builds the registration line.
  */
 export function openEventControl(
   cgroupDir: string,
   file: string,
   eventfd: number,
   args: string,
-  open: (file: string, flags: number) => number,
+  opener: EventFileOpener,
 ): EventControlRequest {
-  const targetFd = open(path.join(cgroupDir, file), fs.constants.O_RDONLY);
+  const targetFd = openEventFile(path.join(cgroupDir, file), fs.constants.O_RDONLY, opener);
   try {
-    const controlFd = open(path.join(cgroupDir, "cgroup.event_control"), fs.constants.O_WRONLY);
+    const controlFd = openEventFile(
+      path.join(cgroupDir, "cgroup.event_control"),
+      fs.constants.O_WRONLY,
+      opener,
+    );
     return { targetFd, controlFd, line: `${eventfd} ${targetFd} ${args}` };
   } catch (error) {
     fs.closeSync(targetFd);

@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
 import { AdapterError } from "../../errors.js";
+import { locateOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { FdPoller } from "./fd-poller.js";
 import { MemcgThresholdNotifier } from "./memcg-threshold-notifier.js";
 import {
@@ -51,6 +52,30 @@ describe("MemcgThresholdNotifier arming errors", () => {
       (e: unknown) => e instanceof AdapterError && e.code === "memcg-unavailable",
     );
   });
+
+  // Another controller's v1 hierarchy passes the statfs check but has no memory files.
+  const pids = locateOwnCgroups().pids;
+  const otherV1 = pids?.api === "v1" ? pids.dir : undefined;
+  test(
+    "a cgroup v1 directory without the memory controller is memcg-unavailable, naming the missing file",
+    { skip: otherV1 === undefined ? "no cgroup v1 pids hierarchy here" : false },
+    () => {
+      assert.ok(otherV1 !== undefined);
+      const fds = openFdCount();
+      const notifier = new MemcgThresholdNotifier({ cgroupDir: otherV1, thresholdBytes: Gi });
+      assert.throws(
+        () => notifier.start(() => {}),
+        (e: unknown) =>
+          e instanceof AdapterError &&
+          e.code === "memcg-unavailable" &&
+          e.message ===
+            `memcg-threshold:${otherV1}: cannot open ${path.join(otherV1, "memory.usage_in_bytes")} (ENOENT)` &&
+          e.hint ===
+            "memory threshold notifications need a cgroup v1 memory controller; on cgroup v2 use PSI triggers",
+      );
+      assert.equal(openFdCount(), fds, "the eventfd is closed again");
+    },
+  );
 
   test("rearm before start is refused", async () => {
     const notifier = new MemcgThresholdNotifier({ cgroupDir: "/sys/fs/cgroup/memory" });

@@ -181,13 +181,11 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
         },
       );
     }
-    return openEventControl(
-      this.#cgroupDir,
-      "memory.usage_in_bytes",
-      eventfd,
-      String(thresholdBytes),
-      (file, flags) => this.#open(file, flags),
-    );
+    return openEventControl(this.#cgroupDir, "memory.usage_in_bytes", eventfd, String(thresholdBytes), {
+      name: this.name,
+      missingHint:
+        "memory threshold notifications need a cgroup v1 memory controller; on cgroup v2 use PSI triggers",
+    });
   }
 
   #refused(thresholdBytes: bigint, cause: unknown): AdapterError {
@@ -220,25 +218,6 @@ export class MemcgThresholdNotifier implements ThresholdWakeSource {
       throw error;
     }
     return { eventfd, watchId, thresholdBytes };
-  }
-
-  #open(file: string, flags: number): number {
-    try {
-      return fs.openSync(file, flags);
-    } catch (cause) {
-      const code = errnoCode(cause);
-      throw new AdapterError(
-        code === "ENOENT" ? "memcg-unavailable" : "memcg-open-failed",
-        `${this.name}: cannot open ${file} (${code ?? "error"})`,
-        {
-          cause,
-          hint:
-            code === "ENOENT"
-              ? "memory threshold notifications need a cgroup v1 memory controller; on cgroup v2 use PSI triggers"
-              : "run the daemon as root",
-        },
-      );
-    }
   }
 
   /** Stops polling the registration, then closes its eventfd, which makes the kernel drop it. */

@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AdapterError } from "../../errors.js";
+import { locateOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { MemoryReclaimWatch } from "./memory-reclaim-watch.js";
 import {
   makeScratchCgroup,
@@ -36,6 +37,29 @@ describe("MemoryReclaimWatch arming", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Another controller's v1 hierarchy passes the statfs check but has no memory files.
+  const pids = locateOwnCgroups().pids;
+  const otherV1 = pids?.api === "v1" ? pids.dir : undefined;
+  test(
+    "a cgroup v1 directory without the memory controller is memcg-unavailable, naming the missing file",
+    { skip: otherV1 === undefined ? "no cgroup v1 pids hierarchy here" : false },
+    () => {
+      assert.ok(otherV1 !== undefined);
+      const fds = openFdCount();
+      const watch = new MemoryReclaimWatch({ cgroupDir: otherV1 });
+      assert.throws(
+        () => watch.start(() => undefined),
+        (e: unknown) =>
+          e instanceof AdapterError &&
+          e.code === "memcg-unavailable" &&
+          e.message ===
+            `memory-reclaim:${otherV1}: cannot open ${path.join(otherV1, "memory.pressure_level")} (ENOENT)` &&
+          e.hint === "memory.pressure_level is cgroup v1's",
+      );
+      assert.equal(openFdCount(), fds, "the eventfd is closed again");
+    },
+  );
 });
 
 const own = ownMemoryCgroupV1();

@@ -48,13 +48,10 @@ export class MemoryReclaimWatch implements WakeSource {
     assertCgroupV1(this.#cgroupDir, this.name);
     const eventfd = createEventfd();
     try {
-      const control = openEventControl(
-        this.#cgroupDir,
-        "memory.pressure_level",
-        eventfd,
-        LEVEL,
-        (file, flags) => this.#open(file, flags),
-      );
+      const control = openEventControl(this.#cgroupDir, "memory.pressure_level", eventfd, LEVEL, {
+        name: this.name,
+        missingHint: "memory.pressure_level is cgroup v1's",
+      });
       try {
         fs.writeSync(control.controlFd, control.line);
       } catch (cause) {
@@ -91,21 +88,5 @@ export class MemoryReclaimWatch implements WakeSource {
     if (registration !== undefined)
       this.#releasing = this.#poller.unwatch(registration.watchId).then(() => closeFd(registration.eventfd));
     return this.#releasing ?? Promise.resolve();
-  }
-
-  #open(file: string, flags: number): number {
-    try {
-      return fs.openSync(file, flags);
-    } catch (cause) {
-      const code = errnoCode(cause);
-      throw new AdapterError(
-        code === "ENOENT" ? "memcg-unavailable" : "memcg-open-failed",
-        `${this.name}: cannot open ${file} (${code ?? "error"})`,
-        {
-          cause,
-          hint: code === "ENOENT" ? "memory.pressure_level is cgroup v1's" : "run the daemon as root",
-        },
-      );
-    }
   }
 }
