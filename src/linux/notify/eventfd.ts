@@ -1,4 +1,4 @@
-/** libc through koffi: eventfd, read, write, close and poll on raw file descriptors, errno mapped to AdapterError. */
+/** libc through koffi: eventfd, read, write, close, poll and fcntl on raw file descriptors, errno mapped to AdapterError. */
 import koffi from "koffi";
 import { AdapterError } from "../../errors.js";
 
@@ -24,7 +24,11 @@ export const LIBC_PROTOTYPES = {
   close: "int close(int fd)",
   poll: "int poll(void *fds, unsigned long nfds, int timeout)",
   strerror: "const char *strerror(int errnum)",
+  fcntl: "int fcntl(int fd, int cmd, ...)",
 } as const;
+
+/** `F_DUPFD_CLOEXEC` (asm-generic fcntl.h): a duplicate that spawned processes do not inherit. */
+const F_DUPFD_CLOEXEC = 1030;
 
 /** The typed subset of libc this module binds. */
 interface Libc {
@@ -34,6 +38,8 @@ interface Libc {
   close(fd: number): number;
   poll(fds: Uint8Array, nfds: number, timeoutMs: number): number;
   strerror(errnum: number): string;
+  /** Variadic: each extra argument is passed as a koffi type name and a value. */
+  fcntl(fd: number, cmd: number, ...typedArgs: unknown[]): number;
 }
 
 let bound: Libc | undefined;
@@ -50,6 +56,7 @@ function libc(): Libc {
       close: lib.func(LIBC_PROTOTYPES.close) as Libc["close"],
       poll: lib.func(LIBC_PROTOTYPES.poll) as Libc["poll"],
       strerror: lib.func(LIBC_PROTOTYPES.strerror) as Libc["strerror"],
+      fcntl: lib.func(LIBC_PROTOTYPES.fcntl) as Libc["fcntl"],
     };
     return bound;
   } catch (cause) {
@@ -112,6 +119,13 @@ export function drainEventfd(fd: number): bigint {
   if (n === 8) return buf.readBigUInt64LE();
   if (n < 0 && koffi.errno() === ERRNO.EAGAIN) return 0n;
   return fail("read", `cannot read eventfd ${fd}`);
+}
+
+/** A close-on-exec duplicate of `fd`: the same open file, under a descriptor of its own. */
+export function duplicateFd(fd: number): number {
+  const copy = libc().fcntl(fd, F_DUPFD_CLOEXEC, "int", 0);
+  if (copy < 0) fail("fcntl", `cannot duplicate fd ${fd}`);
+  return copy;
 }
 
 /** Closes a raw descriptor obtained from this module. */

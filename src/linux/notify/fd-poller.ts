@@ -1,9 +1,16 @@
 /**
- * Waits on raw file descriptors without blocking the event loop: one poll(2) over every watched fd,
- * run on the libuv thread pool, its result delivered back to the thread that asked.
+ * Waits on raw file descriptors without blocking the event loop. Eventfds are read by the calling
+ * thread's own event loop where the runtime allows it (eventfd-on-event-loop.ts says why); every
+ * other fd (a PSI trigger waits for POLLPRI, which a pipe handle does not) shares one poll(2) run on
+ * the libuv thread pool, its result delivered back to the thread that asked.
  */
 import koffi from "koffi";
 import { AdapterError } from "../../errors.js";
+import {
+  eventfdReaderAvailable,
+  readEventfdOnEventLoop,
+  type EventfdReader,
+} from "./eventfd-on-event-loop.js";
 import {
   closeFd,
   createEventfd,
@@ -70,13 +77,28 @@ function libc(): { readonly poll: PollAsync; readonly read: ReadSync } {
   return bound;
 }
 
+/** How a poller waits on eventfds (its other fds always share the poll(2) on the pool). */
+export interface FdPollerOptions {
+  /**
+   * `event-loop` (the default where the runtime allows it): each eventfd read by this thread's event
+   * loop; `thread-pool`: eventfds in the shared poll(2) too.
+   */
+  readonly eventfds?: "event-loop" | "thread-pool";
+}
+
 /**
  * Multiplexes fd watches onto one poll(2) at a time, started on the first watch and not re-armed
  * once the last watch is released, so an idle poller holds no pool thread and a stopped source
- * leaves no fd behind. Readiness is delivered on the thread that created the poller.
+ * leaves no fd behind; eventfds go to the event loop instead (see {@link FdPollerOptions}).
+ * Readiness is delivered on the thread that created the poller.
  */
 export class FdPoller {
   readonly #entries = new Map<number, Entry>();
+  /** Eventfds read by the event loop, by watch id. */
+  readonly #readers = new Map<number, EventfdReader>();
+  /** Closes of event-loop reads not finished yet (what {@link idle} waits for besides the poll). */
+  readonly #closing = new Set<Promise<void>>();
+  readonly #eventfdsOnEventLoop: boolean;
   #nextId = 1;
   #controlFd: number | undefined;
   /** The watches the poll in flight covers (undefined: none in flight). */
@@ -86,9 +108,23 @@ export class FdPoller {
   /** True while a result is being handled: a watch or unwatch from a callback must not arm a second poll. */
   #handling = false;
 
+  constructor(options: FdPollerOptions = {}) {
+    this.#eventfdsOnEventLoop =
+      (options.eventfds ?? "event-loop") === "event-loop" && eventfdReaderAvailable();
+  }
+
+  /** Where eventfd watches are read (the other fds share the poll(2) on the pool). */
+  get eventfdRoute(): "event-loop" | "thread-pool" {
+    return this.#eventfdsOnEventLoop ? "event-loop" : "thread-pool";
+  }
+
   /** Starts watching; returns an id for {@link unwatch}. Readiness is delivered asynchronously. */
   watch(watch: FdWatch): number {
     const id = this.#nextId++;
+    if (this.#eventfdsOnEventLoop && watch.drain && watch.events === POLL.in) {
+      this.#readOnEventLoop(id, watch);
+      return id;
+    }
     let resolveReleased = (): void => {};
     const released = new Promise<void>((resolve) => (resolveReleased = resolve));
     this.#entries.set(id, { id, watch, releasing: false, released, resolveReleased });
@@ -102,6 +138,12 @@ export class FdPoller {
    * after this call.
    */
   async unwatch(id: number): Promise<void> {
+    const reader = this.#readers.get(id);
+    if (reader !== undefined) {
+      this.#readers.delete(id);
+      await this.#close(reader);
+      return;
+    }
     const entry = this.#entries.get(id);
     if (entry === undefined) return;
     entry.releasing = true;
@@ -113,7 +155,36 @@ export class FdPoller {
 
   /** Number of fds currently watched (for tests and status pages). */
   get size(): number {
-    return this.#entries.size;
+    return this.#entries.size + this.#readers.size;
+  }
+
+  /** An eventfd watch read by the event loop; a descriptor it cannot take fails as a poll would report it. */
+  #readOnEventLoop(id: number, watch: FdWatch): void {
+    try {
+      const reader = readEventfdOnEventLoop(
+        watch.fd,
+        (count) => {
+          if (this.#readers.has(id)) watch.onReady(POLL.in, count);
+        },
+        (error) => {
+          if (this.#readers.delete(id)) watch.onFailure(error);
+        },
+      );
+      this.#readers.set(id, reader);
+    } catch (error) {
+      const failure =
+        error instanceof AdapterError
+          ? error
+          : new AdapterError("fd-poll-error", `fd ${watch.fd} cannot be watched`, { cause: error });
+      // Asynchronously, as readiness and failures always are.
+      setImmediate(() => watch.onFailure(failure));
+    }
+  }
+
+  #close(reader: EventfdReader): Promise<void> {
+    const closing = reader.close();
+    this.#closing.add(closing);
+    return closing.finally(() => this.#closing.delete(closing));
   }
 
   /** The watch set changed: interrupt the poll in flight (it re-arms with the new set), or arm one. */
@@ -232,9 +303,13 @@ export class FdPoller {
     }
   }
 
-  /** Resolves when no poll(2) is in flight any more (after the last unwatch, at most the poll timeout). */
+  /**
+   * Resolves when no poll(2) is in flight any more (after the last unwatch, at most the poll
+   * timeout) and every event-loop read unwatched has let go of its descriptor.
+   */
   async idle(): Promise<void> {
     while (this.#inFlight !== undefined) await this.#pollDone;
+    await Promise.all(this.#closing);
   }
 }
 
