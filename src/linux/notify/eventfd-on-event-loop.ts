@@ -16,6 +16,7 @@
  * says so and the fd poller keeps such descriptors on its poll(2).
  */
 import net from "node:net";
+import { getSystemErrorName } from "node:util";
 import { AdapterError, errnoCode } from "../../errors.js";
 import { closeFd, duplicateFd } from "./eventfd.js";
 
@@ -24,6 +25,9 @@ interface PipeBinding {
   readonly Pipe: new (type: number) => { open(fd: number): number };
   readonly constants: { readonly SOCKET: number };
 }
+
+/** What a descriptor that cannot be read any more means, in every failure here. */
+const DESCRIPTOR_GONE = "the watched file was closed, or the kernel object behind it went away";
 
 let pipeBinding: PipeBinding | null | undefined;
 
@@ -81,7 +85,7 @@ export function readEventfdOnEventLoop(
     throw new AdapterError(
       "fd-poll-error",
       `fd ${fd} cannot be read by the event loop (${errnoCode(cause instanceof AdapterError ? cause.cause : cause) ?? "error"})`,
-      { cause, hint: "the watched file was closed, or the kernel object behind it went away" },
+      { cause, hint: DESCRIPTOR_GONE },
     );
   }
   const handle = new binding.Pipe(binding.constants.SOCKET);
@@ -95,10 +99,8 @@ export function readEventfdOnEventLoop(
     }
     throw new AdapterError(
       "fd-poll-error",
-      `fd ${fd} cannot be read by the event loop (uv error ${status})`,
-      {
-        hint: "the watched file was closed, or the kernel object behind it went away",
-      },
+      `fd ${fd} cannot be read by the event loop (${getSystemErrorName(status)})`,
+      { hint: DESCRIPTOR_GONE },
     );
   }
   const socket = new net.Socket({ handle, readable: true, writable: false } as net.SocketConstructorOpts);
@@ -118,7 +120,7 @@ export function readEventfdOnEventLoop(
       new AdapterError(
         "fd-poll-error",
         `fd ${fd} stopped being readable (${cause === undefined ? "end of file" : (errnoCode(cause) ?? cause.message)})`,
-        { cause, hint: "the watched file was closed, or the kernel object behind it went away" },
+        { cause, hint: DESCRIPTOR_GONE },
       ),
     );
   };

@@ -9,7 +9,6 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
 import { AdapterError } from "../../errors.js";
-import { locateOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { FdPoller } from "./fd-poller.js";
 import { MemcgThresholdNotifier } from "./memcg-threshold-notifier.js";
 import {
@@ -20,6 +19,7 @@ import {
   removeCgroup,
   waitFor,
   withTimeout,
+  otherControllerCgroupV1,
 } from "./testing/notify-test-support.js";
 
 const Mi = 1024n * 1024n;
@@ -53,9 +53,7 @@ describe("MemcgThresholdNotifier arming errors", () => {
     );
   });
 
-  // Another controller's v1 hierarchy passes the statfs check but has no memory files.
-  const pids = locateOwnCgroups().pids;
-  const otherV1 = pids?.api === "v1" ? pids.dir : undefined;
+  const otherV1 = otherControllerCgroupV1();
   test(
     "a cgroup v1 directory without the memory controller is memcg-unavailable, naming the missing file",
     { skip: otherV1 === undefined ? "no cgroup v1 pids hierarchy here" : false },

@@ -9,7 +9,6 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AdapterError } from "../../errors.js";
-import { locateOwnCgroups } from "../cgroups/detect-cgroups.js";
 import { MemoryReclaimWatch } from "./memory-reclaim-watch.js";
 import {
   makeScratchCgroup,
@@ -17,6 +16,7 @@ import {
   ownMemoryCgroupV1,
   removeCgroup,
   waitFor,
+  otherControllerCgroupV1,
 } from "./testing/notify-test-support.js";
 
 describe("MemoryReclaimWatch arming", () => {
@@ -38,9 +38,7 @@ describe("MemoryReclaimWatch arming", () => {
     }
   });
 
-  // Another controller's v1 hierarchy passes the statfs check but has no memory files.
-  const pids = locateOwnCgroups().pids;
-  const otherV1 = pids?.api === "v1" ? pids.dir : undefined;
+  const otherV1 = otherControllerCgroupV1();
   test(
     "a cgroup v1 directory without the memory controller is memcg-unavailable, naming the missing file",
     { skip: otherV1 === undefined ? "no cgroup v1 pids hierarchy here" : false },

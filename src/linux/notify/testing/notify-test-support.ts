@@ -37,6 +37,15 @@ export function ownMemoryCgroupV1(): string | undefined {
 }
 
 /** This process's cgroup v2 directory (on the hybrid `unified` mount, or the v2 root mount). */
+/**
+ * A cgroup v1 directory of another controller than memory (this process's pids cgroup), or
+ * undefined: it passes a cgroup v1 check but has none of the memory controller's files.
+ */
+export function otherControllerCgroupV1(): string | undefined {
+  const pids = locateOwnCgroups().pids;
+  return pids?.api === "v1" ? pids.dir : undefined;
+}
+
 export function ownCgroupV2(): string | undefined {
   return locateOwnCgroups().unified?.dir;
 }
